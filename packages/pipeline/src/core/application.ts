@@ -1,0 +1,227 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import type { NameBindingDecorator } from '../decorators/binding.js';
+import { defaultProviders } from '../providers/index.js';
+import { JsonOptions } from '../providers/json.js';
+import { buildModel, type Registration, type RegistrationOptions } from './build.js';
+import { resolveLimits, type PipelineLimits } from './defaults.js';
+import { channels } from './diagnostics.js';
+import type { Exchange } from './exchange.js';
+import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
+import { handle } from './lifecycle.js';
+import { classMeta, discoveredProviders } from './metadata.js';
+import type { RouteMethod } from './model.js';
+import type { Constructor, TypeToken } from './providers.js';
+import type { ContainerRequestContext } from './request-context.js';
+import type { ErrorBodyFactory, ErrorLogger, Runtime } from './runtime.js';
+
+/** How an application is configured; every field is optional. */
+export interface ApplicationOptions {
+  /** Resource classes (`@Path`). */
+  resources?: Constructor[];
+  /** Provider classes or instances (filters, interceptors, readers, writers, mappers, features...). */
+  providers?: (Constructor | object)[];
+  /** Also register every class decorated with `@Provider()` that has been imported. Default false. */
+  discoverProviders?: boolean;
+  /** The tsyringe container resources and providers are resolved from. Default: a child of the root container. */
+  container?: DependencyContainer;
+  /** Resource lifecycle when a class does not say: `singleton` (default, see README) or `request`. */
+  resourceScope?: 'singleton' | 'request';
+  /** Binding decorators applied to the application: providers bound only to these become global (jersey#1967). */
+  bindings?: NameBindingDecorator<never>[];
+  /** Limits and timeouts; see {@link DEFAULT_LIMITS}. */
+  limits?: Partial<PipelineLimits>;
+  /** The error entity for mapped HTTP errors (default: `{status, error, message, code, errors?}`). */
+  errorBody?: ErrorBodyFactory;
+  /** Where unexpected (5xx) errors are reported. Default: one JSON line on stderr. */
+  logger?: ErrorLogger;
+  /** Record which components ran and send them in `X-Pipeline-Trace`. Default false. */
+  tracing?: boolean;
+  /** Register the built-in JSON, text, bytes, stream and form providers. Default true. */
+  builtinProviders?: boolean;
+}
+
+/** The default error entity: 4xx messages are shown, 5xx ones never (Koa's `expose`). */
+export const defaultErrorBody: ErrorBodyFactory = (error) => {
+  const body: Record<string, unknown> = { status: error.status, error: error.reason, code: error.code };
+  if (error.expose) body.message = error.message;
+  if (Array.isArray(error.details)) body.errors = error.details;
+  return body;
+};
+
+const defaultLogger: ErrorLogger = (error, request) => {
+  const e = error as Error;
+  process.stderr.write(`${JSON.stringify({ level: 'error', method: request?.method, path: request?.path, error: e?.message, stack: e?.stack })}\n`);
+};
+
+/**
+ * A JAX-RS application: register resources and providers, `build()` once (route table and every
+ * per-route chain precomputed), then `listen()`, use `handler` with your own server, or `inject()`.
+ * @example
+ * const app = new Application({ resources: [HelloResource] });
+ * const { port } = await app.listen(8080);
+ */
+export class Application {
+  private readonly registrations: Registration[] = [];
+  private readonly options: ApplicationOptions;
+  private readonly container: DependencyContainer;
+  private rt: Runtime | undefined;
+  private routesBuilt: RouteMethod[] = [];
+  private httpServer: Server | undefined;
+  private closing: Promise<void> | undefined;
+  readonly limits: PipelineLimits;
+
+  constructor(options: ApplicationOptions = {}) {
+    this.options = options;
+    this.limits = resolveLimits(options.limits);
+    this.container = options.container ?? rootContainer.createChildContainer();
+    for (const r of options.resources ?? []) this.register(r);
+    for (const p of options.providers ?? []) this.register(p);
+  }
+
+  /** Registers a resource class, provider class or instance, Feature or DynamicFeature. */
+  register(target: Constructor | object, options: RegistrationOptions = {}): this {
+    if (this.rt !== undefined) throw new Error('register() after build(): the application is immutable once built');
+    if (options.priority !== undefined && !Number.isFinite(options.priority)) throw new TypeError('priority must be a finite number');
+    this.registrations.push({ target, ...options });
+    return this;
+  }
+
+  /** Builds the model once; later calls return the same application. Start-up errors surface here. */
+  build(): this {
+    if (this.rt !== undefined) return this;
+    const regs = [...this.registrations];
+    if (this.options.discoverProviders === true) {
+      for (const p of discoveredProviders()) if (!regs.some((r) => r.target === p)) regs.push({ target: p });
+    }
+    const appBindings = new Set<NameBindingDecorator>([
+      ...((this.options.bindings ?? []) as unknown as NameBindingDecorator[]),
+      ...classMeta(this.constructor).bindings.keys(),
+    ]);
+    const builtin = this.options.builtinProviders !== false;
+    const model = buildModel({
+      registrations: regs,
+      container: this.container,
+      appBindings,
+      defaultScope: this.options.resourceScope ?? 'singleton',
+      defaultProviders: (resolve) => (builtin ? defaultProviders((type: TypeToken) => resolve(JsonOptions, type) as JsonOptions | undefined) : []),
+    });
+    const logError = this.options.logger ?? defaultLogger;
+    const state: Runtime['state'] = { inflight: 0, closing: false, onIdle: undefined };
+    this.routesBuilt = model.routes;
+    this.rt = {
+      router: model.router,
+      preMatchFilters: model.preMatchFilters,
+      global: { responseFilters: model.globalResponseFilters, writerInterceptors: model.globalWriterInterceptors },
+      mappers: model.mappers,
+      mapperCache: new Map(),
+      body: model.body,
+      container: this.container,
+      limits: this.limits,
+      errorBody: this.options.errorBody ?? defaultErrorBody,
+      logError,
+      tracing: this.options.tracing === true,
+      state,
+      finish(ex: Exchange, status: number): void {
+        if (ex.done) return;
+        ex.done = true;
+        state.inflight--;
+        if (channels.finish.hasSubscribers) {
+          channels.finish.publish({ request: ex, status, durationMs: Date.now() - ex.startTime, error: ex.error, trace: ex.trace });
+        }
+        if (state.closing && state.inflight === 0) state.onIdle?.();
+      },
+    };
+    return this;
+  }
+
+  /** Every resource method, for diagnostics and tests: `GET /api/users/{id} -> UserResource.get`. */
+  get routes(): string[] {
+    this.build();
+    return this.routesBuilt.map((r) => `${r.httpMethod} ${r.info.path} -> ${r.info.resourceClass.name}.${r.info.methodName}`);
+  }
+
+  /** A `(req, res)` listener for any `node:http` server (builds on first use). */
+  get handler(): (req: IncomingMessage, res: ServerResponse) => void {
+    const rt = this.build().rt!;
+    return (req, res) => {
+      if (rt.state.closing) {
+        rejectWhileClosing(res);
+        return;
+      }
+      handle(rt, req, res);
+    };
+  }
+
+  /** The server started by {@link listen}, if any. */
+  get server(): Server | undefined { return this.httpServer; }
+
+  /** Starts a `node:http` server with the configured limits. Port 0 picks a free port. */
+  async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
+    const l = this.limits;
+    const server = createServer({
+      maxHeaderSize: l.maxHeaderSize,
+      requestTimeout: l.requestTimeout,
+      headersTimeout: l.headersTimeout,
+      connectionsCheckingInterval: l.connectionsCheckingInterval,
+    }, this.handler);
+    server.keepAliveTimeout = l.keepAliveTimeout;
+    server.maxRequestsPerSocket = l.maxRequestsPerSocket === 0 ? null : l.maxRequestsPerSocket;
+    this.httpServer = server;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return server.address() as AddressInfo;
+  }
+
+  /**
+   * Graceful close: stop accepting, answer new requests on kept-alive sockets with 503 +
+   * `Connection: close`, let in-flight requests finish, then cut what is left at the deadline.
+   */
+  close(deadlineMs = this.limits.shutdownDeadline): Promise<void> {
+    if (this.closing !== undefined) return this.closing;
+    const rt = this.build().rt!;
+    rt.state.closing = true;
+    const server = this.httpServer;
+    this.closing = new Promise<void>((resolve) => {
+      const idle = new Promise<void>((r) => {
+        if (rt.state.inflight === 0) r();
+        else rt.state.onIdle = r;
+      });
+      const timer = setTimeout(() => server?.closeAllConnections(), deadlineMs);
+      timer.unref();
+      if (server === undefined) {
+        void idle.then(() => { clearTimeout(timer); resolve(); });
+        return;
+      }
+      server.close(() => { clearTimeout(timer); resolve(); });
+      server.closeIdleConnections();
+      void idle.then(() => server.closeIdleConnections());
+    });
+    return this.closing;
+  }
+
+  /** Runs one request through the whole pipeline in-process, no socket. */
+  inject(request: InjectRequest | string): Promise<InjectResponse> {
+    return injectRequest(this.handler, typeof request === 'string' ? { url: request } : request);
+  }
+}
+
+const CLOSING_BODY = '{"status":503,"error":"Service Unavailable","message":"Server is shutting down"}';
+
+function rejectWhileClosing(res: ServerResponse): void {
+  res.writeHead(503, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(CLOSING_BODY),
+    connection: 'close',
+    'retry-after': '1',
+  });
+  res.end(CLOSING_BODY);
+}
+
+export type { ContainerRequestContext };

@@ -1,0 +1,47 @@
+/**
+ * Every limit and timeout of an application, with its default. Validated once when the
+ * application is built (STYLE.md §5).
+ */
+export interface PipelineLimits {
+  /** Maximum request body in bytes (decoded bytes for compressed bodies). Fastify's default: 1 MiB. */
+  bodyLimit: number;
+  /** `server.headersTimeout`: time to receive the complete headers (slowloris guard), ms. */
+  headersTimeout: number;
+  /** `server.requestTimeout`: time to receive the whole request, ms (408 after). */
+  requestTimeout: number;
+  /** `server.keepAliveTimeout`: idle time of a kept-alive socket, ms (Node 26 changes its default: set it). */
+  keepAliveTimeout: number;
+  /** `server.connectionsCheckingInterval`: how often the two timeouts above are checked, ms. */
+  connectionsCheckingInterval: number;
+  /** `maxHeaderSize` of the server in bytes (431 above it). */
+  maxHeaderSize: number;
+  /** Requests served per kept-alive socket before it is closed (0 = unlimited). */
+  maxRequestsPerSocket: number;
+  /** Graceful close: how long in-flight requests may take before connections are cut, ms. */
+  shutdownDeadline: number;
+}
+
+export const DEFAULT_LIMITS: Readonly<PipelineLimits> = Object.freeze({
+  bodyLimit: 1024 * 1024,
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  keepAliveTimeout: 5_000,
+  connectionsCheckingInterval: 1_000,
+  maxHeaderSize: 16 * 1024,
+  maxRequestsPerSocket: 0,
+  shutdownDeadline: 10_000,
+});
+
+/** Merges user limits over the defaults and rejects nonsense at start-up. */
+export function resolveLimits(partial: Partial<PipelineLimits> | undefined): PipelineLimits {
+  const limits = { ...DEFAULT_LIMITS, ...partial };
+  for (const [key, value] of Object.entries(limits)) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
+      throw new TypeError(`limits.${key} must be a non-negative integer, got ${String(value)}`);
+    }
+  }
+  if (limits.headersTimeout > limits.requestTimeout && limits.requestTimeout !== 0) {
+    throw new TypeError('limits.headersTimeout must not exceed limits.requestTimeout (node:http rule)');
+  }
+  return limits;
+}

@@ -1,0 +1,39 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ContainerRequestContext } from './request-context.js';
+import type { Response } from './response.js';
+import type { RouteMethod } from './model.js';
+import type { Runtime } from './runtime.js';
+
+/**
+ * The pipeline's private per-request state. It IS the request context users see (one object per
+ * request, fixed shape), plus the fields only the lifecycle reads.
+ */
+export class Exchange extends ContainerRequestContext {
+  readonly rt: Runtime;
+  /** The matched resource method; undefined until matching succeeds. */
+  route: RouteMethod | undefined;
+  /** The response being produced (after the method, an abort or a mapper). */
+  response: Response | undefined;
+  /** An exception mapper already ran: never map again (PIPELINE-RULES §2). */
+  mapped: boolean;
+  /** Automatic HEAD: run GET, send its headers, drop the body. */
+  isHead: boolean;
+  /** Set once the pipeline has finished with the socket (exactly-once accounting). */
+  done: boolean;
+  /** The error that led to the current response, if any (for diagnostics). */
+  error: unknown;
+  /** The request target was neither origin-form nor absolute-form (400 after pre-matching). */
+  badTarget: boolean;
+
+  constructor(rt: Runtime, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string) {
+    super(req, res, req.method ?? 'GET', path, rawQuery, rt.tracing);
+    this.rt = rt;
+    this.route = undefined;
+    this.response = undefined;
+    this.mapped = false;
+    this.isHead = false;
+    this.done = false;
+    this.error = undefined;
+    this.badTarget = false;
+  }
+}

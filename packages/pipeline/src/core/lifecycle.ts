@@ -1,0 +1,142 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { channels } from './diagnostics.js';
+import { BadRequestError } from './errors.js';
+import { Exchange } from './exchange.js';
+import { match } from './match.js';
+import { FORM_PROPERTY } from './params.js';
+import type { RouteMethod } from './model.js';
+import { readEntity } from './read-entity.js';
+import { runRequestFilters } from './request-filters.js';
+import { Phase } from './request-context.js';
+import { handleError, respond } from './respond.js';
+import { Response, ResponseBuilder } from './response.js';
+import type { Runtime } from './runtime.js';
+import { isThenable, type Step } from './thenable.js';
+
+/**
+ * What happens to a request, top to bottom (PIPELINE-RULES §1):
+ *
+ *   pre-matching filters → match → post-matching filters → parameters → entity (reader
+ *   interceptors → reader) → validation → resource method → response filters → writer
+ *   interceptors → writer.
+ *
+ * Every stage runs synchronously until something returns a promise; errors from any request-side
+ * stage go to `handleError`, which maps once and then runs the response half (respond.ts).
+ */
+export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const ex = new Exchange(rt, req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
+  rt.state.inflight++;
+  if (channels.start.hasSubscribers) channels.start.publish({ request: ex });
+  if (ex.path.charCodeAt(0) !== 47 /* '/' */) normalizeTarget(ex);
+  run(ex, preMatch);
+}
+
+/** Runs one stage, routing a throw or a rejection to the error path. */
+function run(ex: Exchange, stage: (ex: Exchange) => Step): void {
+  let r: Step;
+  try {
+    r = stage(ex);
+  } catch (e) {
+    r = handleError(ex, e);
+  }
+  if (r !== undefined) r.then(undefined, (e: unknown) => handleError(ex, e)).then(undefined, (e: unknown) => ex.rt.logError(e, ex));
+}
+
+function preMatch(ex: Exchange): Step {
+  const filters = ex.rt.preMatchFilters;
+  if (filters.length === 0) return afterPreMatch(ex);
+  const r = runRequestFilters(ex, filters, 0);
+  if (r !== undefined) return r.then(() => afterPreMatch(ex));
+  return afterPreMatch(ex);
+}
+
+function afterPreMatch(ex: Exchange): Step {
+  if (ex.abortResponse !== undefined) return respond(ex, ex.abortResponse);
+  if (ex.badTarget) throw new BadRequestError('Invalid request target');
+  const automatic = match(ex);
+  ex.phase = Phase.PostMatching;
+  if (automatic !== undefined) return respond(ex, automatic);
+  if (channels.matched.hasSubscribers) channels.matched.publish({ request: ex, resourceInfo: ex.resourceInfo });
+  const filters = ex.route!.requestFilters;
+  if (filters.length === 0) return invoke(ex);
+  const r = runRequestFilters(ex, filters, 0);
+  if (r !== undefined) return r.then(() => afterPostMatch(ex));
+  return afterPostMatch(ex);
+}
+
+function afterPostMatch(ex: Exchange): Step {
+  if (ex.abortResponse !== undefined) return respond(ex, ex.abortResponse);
+  return invoke(ex);
+}
+
+function invoke(ex: Exchange): Step {
+  if (channels.filtered.hasSubscribers) channels.filtered.publish({ request: ex });
+  const route = ex.route!;
+  const entity = route.entity;
+  if (entity === undefined) return call(ex, route, resolveArgs(ex, route));
+  // Parameters convert before the entity is read (PIPELINE-RULES §1), except form fields.
+  const args = route.form ? undefined : resolveArgs(ex, route);
+  return readEntity(ex, entity, route.readerInterceptors).then((value) => {
+    if (route.form) {
+      ex.setProperty(FORM_PROPERTY, value ?? new URLSearchParams());
+      return call(ex, route, resolveArgs(ex, route));
+    }
+    // VALIDATION slot: after every request filter and the reader, before the method.
+    if (entity.validate !== undefined) {
+      if (ex.trace !== undefined) ex.trace.push('validation');
+      entity.validate(value);
+    }
+    args![entity.index] = value;
+    return call(ex, route, args!);
+  });
+}
+
+function resolveArgs(ex: Exchange, route: RouteMethod): unknown[] {
+  const resolvers = route.args;
+  const args = new Array<unknown>(resolvers.length);
+  for (let i = 0; i < resolvers.length; i++) args[i] = resolvers[i]!(ex);
+  return args;
+}
+
+function call(ex: Exchange, route: RouteMethod, args: unknown[]): Step {
+  const instance = route.instance ?? (ex.rt.container.resolve(route.resourceClass) as object);
+  if (ex.trace !== undefined) ex.trace.push(`method:${route.info.resourceClass.name}.${route.info.methodName}`);
+  if (channels.methodStart.hasSubscribers) channels.methodStart.publish({ request: ex, resourceInfo: route.info });
+  const result = route.fn.apply(instance, args);
+  if (isThenable(result)) return Promise.resolve(result).then((v) => returned(ex, v));
+  return returned(ex, result);
+}
+
+function returned(ex: Exchange, value: unknown): Step {
+  if (channels.methodEnd.hasSubscribers) channels.methodEnd.publish({ request: ex, resourceInfo: ex.resourceInfo });
+  return respond(ex, toResponse(value));
+}
+
+/** A method's return value as a response: void/null → 204, a builder is built, anything else → 200. */
+export function toResponse(value: unknown): Response {
+  if (value instanceof Response) return value;
+  if (value instanceof ResponseBuilder) return value.build();
+  if (value === undefined || value === null) return new Response(204);
+  return new Response(200, value);
+}
+
+/**
+ * Request targets that are not origin-form (RFC 9112 §3.2): absolute-form is reduced to its path
+ * (never `new URL(req.url, base)`, which reads `//host/x` as a host, HARDENING.md); `*` and
+ * anything else are refused with 400 after pre-matching filters had a chance to rewrite them.
+ */
+function normalizeTarget(ex: Exchange): void {
+  const target = ex.path;
+  if (/^https?:\/\//i.test(target)) {
+    try {
+      const u = new URL(ex.requestUri);
+      ex.setRequestUri(u.pathname + (u.search === '' ? '' : u.search));
+      return;
+    } catch {
+      /* falls through to 400 */
+    }
+  }
+  ex.badTarget = true;
+}

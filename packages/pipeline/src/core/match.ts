@@ -1,0 +1,97 @@
+import { NotAcceptableError, NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from './errors.js';
+import { consumes, negotiate, type MediaType } from './media-type.js';
+import type { Exchange } from './exchange.js';
+import type { RouteMethod } from './model.js';
+import { Response } from './response.js';
+
+/**
+ * Request matching (JAX-RS 3.7): path → method (405 + Allow) → Content-Type (415) → Accept (406),
+ * in that order. Sets `ex.route`, `ex.pathParams`, `ex.responseMediaType`; returns a response for
+ * automatic OPTIONS, undefined otherwise.
+ */
+export function match(ex: Exchange): Response | undefined {
+  let found;
+  try {
+    found = ex.rt.router.match(ex.path);
+  } catch (e) {
+    if (e instanceof URIError) throw new BadRequestError('Malformed percent-encoding in the request path');
+    throw e;
+  }
+  if (found === undefined) throw new NotFoundError(`No resource matches ${ex.method} ${ex.path}`, { code: 'PIPE_NO_MATCH' });
+  const entry = found.values[0]!;
+  ex.pathParams = found.params;
+  let candidates = entry.byMethod.get(ex.method);
+  if (candidates === undefined) {
+    if (ex.method === 'HEAD') {
+      candidates = entry.byMethod.get('GET');
+      ex.isHead = true;
+    } else if (ex.method === 'OPTIONS') {
+      return Response.ok().header('allow', entry.allow).build();
+    }
+    if (candidates === undefined) {
+      throw new NotAllowedError(entry.allowList, `Method ${ex.method} is not allowed here`, { code: 'PIPE_METHOD_NOT_ALLOWED' });
+    }
+  } else if (ex.method === 'HEAD') {
+    ex.isHead = true;
+  }
+  const route = candidates.length === 1 ? single(ex, candidates[0]!) : several(ex, candidates);
+  ex.route = route;
+  ex.resourceInfo = route.info;
+  return undefined;
+}
+
+function single(ex: Exchange, route: RouteMethod): RouteMethod {
+  if (route.consumes.length !== 0 && !consumable(ex, route)) {
+    throw new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
+  }
+  if (route.produces.length !== 0) {
+    const mt = negotiated(ex, route);
+    if (mt === null) throw new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
+    ex.responseMediaType = mt;
+  }
+  return route;
+}
+
+function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
+  const byType = routes.filter((r) => r.consumes.length === 0 || consumable(ex, r));
+  if (byType.length === 0) {
+    throw new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
+  }
+  let best: RouteMethod | undefined;
+  let bestType: MediaType | undefined;
+  for (const r of byType) {
+    if (r.produces.length === 0) {
+      if (best === undefined) best = r;
+      continue;
+    }
+    const mt = negotiated(ex, r);
+    if (mt === null) continue;
+    if (bestType === undefined || mt.q > bestType.q) {
+      best = r;
+      bestType = mt;
+    }
+  }
+  if (best === undefined) throw new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
+  if (bestType !== undefined) ex.responseMediaType = bestType;
+  return best;
+}
+
+function consumable(ex: Exchange, route: RouteMethod): boolean {
+  // A missing Content-Type matches any @Consumes (PIPELINE-RULES §5); an unparsable one matches none.
+  if (ex.headers['content-type'] === undefined) return true;
+  const mt = ex.mediaType;
+  return mt !== undefined && consumes(mt, route.consumes);
+}
+
+const MAX_NEGOTIATION_CACHE = 64;
+
+function negotiated(ex: Exchange, route: RouteMethod): MediaType | null {
+  const raw = ex.headers.accept;
+  const key = raw === undefined ? '' : Array.isArray(raw) ? raw.join(',') : raw;
+  let mt = route.negotiated.get(key);
+  if (mt === undefined) {
+    mt = negotiate(ex.acceptableMediaTypes, route.produces) ?? null;
+    if (route.negotiated.size < MAX_NEGOTIATION_CACHE) route.negotiated.set(key, mt);
+  }
+  return mt;
+}

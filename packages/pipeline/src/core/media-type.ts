@@ -1,0 +1,385 @@
+/**
+ * Media types (RFC 9110 §8.3.1), `Accept` parsing (§12.5.1) and JAX-RS response type
+ * selection (Jakarta REST 3.1 §3.8). Hot path: parse results are cached and frozen so they can
+ * be shared between requests; `negotiate` and `consumes` allocate nothing in the common cases.
+ */
+
+/** A parsed media type or media range. Instances returned by this module are frozen. */
+export interface MediaType {
+  /** Lower-case top-level type, `*` for a wildcard. */
+  readonly type: string;
+  /** Lower-case subtype, `*` allowed; a structured suffix stays part of it (`vnd.api+json`). */
+  readonly subtype: string;
+  /** `${type}/${subtype}`. */
+  readonly essence: string;
+  /** Lower-case names, unquoted values; never contains `q` / `qs`. */
+  readonly params: Readonly<Record<string, string>>;
+  /** Client weight from `Accept` (0..1), or server weight `qs` from `@Produces` (≥ 0); default 1. */
+  readonly q: number;
+}
+
+const EMPTY_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
+// Fixed property order: every MediaType shares one V8 hidden class.
+function make(type: string, subtype: string, params: Readonly<Record<string, string>>, q: number): MediaType {
+  return Object.freeze({ type, subtype, essence: `${type}/${subtype}`, params, q });
+}
+
+/** `*\/*` */
+export const WILDCARD: MediaType = make('*', '*', EMPTY_PARAMS, 1);
+/** `application/json` */
+export const APPLICATION_JSON: MediaType = make('application', 'json', EMPTY_PARAMS, 1);
+/** `application/xml` */
+export const APPLICATION_XML: MediaType = make('application', 'xml', EMPTY_PARAMS, 1);
+/** `application/octet-stream`: the JAX-RS answer when only a wildcard was negotiated (§3.8 step 9). */
+export const APPLICATION_OCTET_STREAM: MediaType = make('application', 'octet-stream', EMPTY_PARAMS, 1);
+/** `application/x-www-form-urlencoded` */
+export const APPLICATION_FORM_URLENCODED: MediaType = make('application', 'x-www-form-urlencoded', EMPTY_PARAMS, 1);
+/** `multipart/form-data` */
+export const MULTIPART_FORM_DATA: MediaType = make('multipart', 'form-data', EMPTY_PARAMS, 1);
+/** `text/plain` */
+export const TEXT_PLAIN: MediaType = make('text', 'plain', EMPTY_PARAMS, 1);
+/** `text/html` */
+export const TEXT_HTML: MediaType = make('text', 'html', EMPTY_PARAMS, 1);
+
+/** What a missing, empty or wholly unparsable `Accept` means: anything (RFC 9110 §12.5.1). */
+const ACCEPT_ANY: readonly MediaType[] = Object.freeze([WILDCARD]);
+
+/** Cache size per header kind; FIFO eviction keeps memory bounded under hostile header variety. */
+export const MEDIA_TYPE_CACHE_SIZE = 256;
+/** Longer header values are parsed but not cached (real ones are < 300 chars). */
+const MAX_CACHED_LENGTH = 1024;
+/** Accept entries beyond this many are ignored: bounds negotiate's O(|A|²) worst case. */
+export const MAX_ACCEPT_ENTRIES = 64;
+
+// ---- scanner (RFC 9110 §5.6.2 token, §5.6.4 quoted-string) ----------------------------------
+
+// tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA
+const TCHAR = new Uint8Array(128);
+for (const c of "!#$%&'*+-.^_`|~0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") TCHAR[c.charCodeAt(0)] = 1;
+// RFC 9110 qvalue, plus a leading-dot form (`q=.2`) that old Java clients still send.
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?|\.\d{1,3})$/;
+const QSVALUE = /^(?:\d{1,4}(?:\.\d{0,3})?|\.\d{1,3})$/;
+
+// Module-level cursor: the parser is synchronous, so one shared position avoids returning tuples.
+let pos = 0;
+
+function skipOws(s: string): void {
+  let c = s.charCodeAt(pos);
+  while (c === 32 || c === 9) c = s.charCodeAt(++pos);
+}
+
+function token(s: string): string {
+  const start = pos;
+  let c = s.charCodeAt(pos);
+  while (c < 128 && TCHAR[c] === 1) c = s.charCodeAt(++pos);
+  return s.slice(start, pos);
+}
+
+/** Reads token / quoted-string; undefined when neither (or an unterminated quote). */
+function paramValue(s: string): string | undefined {
+  if (s.charCodeAt(pos) !== 34) {
+    const t = token(s);
+    return t.length === 0 ? undefined : t;
+  }
+  let out = '';
+  let chunk = ++pos;
+  for (; pos < s.length; pos++) {
+    const c = s.charCodeAt(pos);
+    if (c === 34) {
+      out += s.slice(chunk, pos++);
+      return out;
+    }
+    if (c === 92) { // quoted-pair: keep the escaped character, drop the backslash
+      out += s.slice(chunk, pos++);
+      chunk = pos;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Parses one media type at `pos`, leaving `pos` after its parameters. In `Accept` (`inAccept`)
+ * `q` is the weight, a bare `*` means `*\/*`, and parameters after `q` are accept-ext (ignored);
+ * elsewhere `q` or `qs` is the weight.
+ */
+function parseAt(s: string, inAccept: boolean): MediaType | undefined {
+  skipOws(s);
+  const type = token(s).toLowerCase();
+  if (type.length === 0) return undefined;
+  let subtype: string;
+  if (s.charCodeAt(pos) === 47) {
+    pos++;
+    subtype = token(s).toLowerCase();
+    if (subtype.length === 0 || (type === '*' && subtype !== '*')) return undefined;
+  } else if (inAccept && type === '*') {
+    subtype = '*'; // bare `*` (HttpURLConnection's default Accept) means */*
+  } else {
+    return undefined;
+  }
+  let params: Record<string, string> | undefined;
+  let q = 1;
+  let afterQ = false;
+  for (;;) {
+    skipOws(s);
+    if (s.charCodeAt(pos) !== 59) break; // ';'
+    pos++;
+    skipOws(s);
+    const c = s.charCodeAt(pos);
+    if (c === 59 || c === 44 || pos >= s.length) continue; // empty parameter is allowed
+    const name = token(s).toLowerCase();
+    if (name.length === 0) return undefined;
+    skipOws(s); // lenient: RFC forbids whitespace around '=', real clients send it anyway
+    if (s.charCodeAt(pos) !== 61) return undefined;
+    pos++;
+    skipOws(s);
+    const value = paramValue(s);
+    if (value === undefined) return undefined;
+    if (afterQ) continue;
+    if (name === 'q' || (!inAccept && name === 'qs')) {
+      if (!(inAccept ? QVALUE : QSVALUE).test(value)) return undefined;
+      q = Number(value);
+      afterQ = inAccept;
+    } else if (name !== '__proto__') {
+      (params ??= {})[name] = value;
+    }
+  }
+  return make(type, subtype, params === undefined ? EMPTY_PARAMS : Object.freeze(params), q);
+}
+
+function remember<V>(cache: Map<string, V>, key: string, value: V): V {
+  if (key.length > MAX_CACHED_LENGTH) return value;
+  if (cache.size >= MEDIA_TYPE_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, value);
+  return value;
+}
+
+const typeCache = new Map<string, MediaType | undefined>();
+const acceptCache = new Map<string, readonly MediaType[]>();
+
+/**
+ * Parses a media type such as a `Content-Type` value or a `@Produces` entry.
+ * `q` and `qs` parameters become {@link MediaType.q}; `qs` may exceed 1 (Jersey allows it).
+ * @returns undefined when the value is not `token/token *(; token=token|quoted-string)`.
+ * @example parseMediaType('Application/JSON; charset="utf-8"') // { essence: 'application/json', params: { charset: 'utf-8' }, ... }
+ */
+export function parseMediaType(value: string): MediaType | undefined {
+  const hit = typeCache.get(value);
+  if (hit !== undefined || typeCache.has(value)) return hit;
+  pos = 0;
+  let m = parseAt(value, false);
+  if (m !== undefined) {
+    skipOws(value);
+    if (pos !== value.length) m = undefined;
+  }
+  return remember(typeCache, value, m);
+}
+
+function byPreference(a: MediaType, b: MediaType): number {
+  if (a.q !== b.q) return a.q > b.q ? -1 : 1;
+  const s = specificity(b) - specificity(a);
+  return s !== 0 ? s : paramCount(b) - paramCount(a);
+}
+
+/**
+ * Parses an `Accept` header into media ranges, most preferred first: q desc, then specificity
+ * desc, then parameter count desc (stable otherwise). Entries with q=0 are kept: they exclude.
+ * Invalid entries are skipped; a missing header, or one with no valid entry, means `*\/*`
+ * (RFC 9110 §12.5.1 lets a server disregard a malformed field). The result is cached and frozen.
+ */
+export function parseAccept(header: string | undefined): readonly MediaType[] {
+  if (header === undefined) return ACCEPT_ANY;
+  const hit = acceptCache.get(header);
+  if (hit !== undefined) return hit;
+  const list: MediaType[] = [];
+  pos = 0;
+  while (pos < header.length && list.length < MAX_ACCEPT_ENTRIES) {
+    const m = parseAt(header, true);
+    skipOws(header);
+    if (m !== undefined && (pos >= header.length || header.charCodeAt(pos) === 44)) list.push(m);
+    else skipToComma(header);
+    pos++; // past ','
+  }
+  list.sort(byPreference);
+  return remember(acceptCache, header, list.length === 0 ? ACCEPT_ANY : Object.freeze(list));
+}
+
+/** Skips a broken entry up to the next ',' that is not inside a quoted-string. */
+function skipToComma(s: string): void {
+  let quoted = false;
+  for (; pos < s.length; pos++) {
+    const c = s.charCodeAt(pos);
+    if (quoted && c === 92) pos++;
+    else if (c === 34) quoted = !quoted;
+    else if (c === 44 && !quoted) return;
+  }
+}
+
+/** Formats as `type/subtype; name=value` (q omitted); values that are not tokens are quoted. */
+export function mediaTypeString(m: MediaType): string {
+  if (m.params === EMPTY_PARAMS) return m.essence;
+  let out = m.essence;
+  for (const name in m.params) {
+    const v = m.params[name] as string;
+    out += `; ${name}=${isToken(v) ? v : `"${v.replace(/["\\]/g, '\\$&')}"`}`;
+  }
+  return out;
+}
+
+function isToken(v: string): boolean {
+  if (v.length === 0) return false;
+  for (let i = 0; i < v.length; i++) {
+    const c = v.charCodeAt(i);
+    if (c >= 128 || TCHAR[c] !== 1) return false;
+  }
+  return true;
+}
+
+/** Wildcards on either side match (JAX-RS `MediaType.isCompatible`); parameters are ignored. */
+export function isCompatible(a: MediaType, b: MediaType): boolean {
+  if (a.type === '*' || b.type === '*') return true;
+  if (a.type !== b.type) return false;
+  return a.subtype === '*' || b.subtype === '*' || a.subtype === b.subtype;
+}
+
+/** 0 for `*\/*`, 1 for `type/*`, 2 for a concrete type. */
+export function specificity(m: MediaType): number {
+  return m.type === '*' ? 0 : m.subtype === '*' ? 1 : 2;
+}
+
+function paramCount(m: MediaType): number {
+  if (m.params === EMPTY_PARAMS) return 0;
+  let n = 0;
+  for (const _ in m.params) n++;
+  return n;
+}
+
+/** Does the range's every parameter appear in `t` with the same value (charset case-insensitively)? */
+function paramsMatch(range: MediaType, t: MediaType): boolean {
+  if (range.params === EMPTY_PARAMS) return true;
+  for (const name in range.params) {
+    const want = range.params[name] as string;
+    const got = t.params[name];
+    if (got === undefined) return false;
+    if (got !== want && (name !== 'charset' || got.toLowerCase() !== want.toLowerCase())) return false;
+  }
+  return true;
+}
+
+/**
+ * The Accept range that decides the weight of concrete type `t`: the most specific matching
+ * range (RFC 9110 §12.5.1: `text/*;q=0, text/plain` accepts text/plain, refuses text/html).
+ */
+function decidingRange(accept: readonly MediaType[], t: MediaType): MediaType | undefined {
+  let best: MediaType | undefined;
+  let bestRank = -1;
+  for (const r of accept) {
+    if (!isCompatible(r, t) || !paramsMatch(r, t)) continue;
+    const rank = specificity(r) * 1024 + paramCount(r);
+    if (rank > bestRank) { best = r; bestRank = rank; }
+  }
+  return best;
+}
+
+/** A negotiated response type with the keys JAX-RS §3.7.2 (3b) ranks resource methods by. */
+export interface Negotiation {
+  readonly mediaType: MediaType;
+  /** Client weight from the most specific matching Accept range (> 0). */
+  readonly q: number;
+  /** Server weight (`qs`) of the `@Produces` entry. */
+  readonly qs: number;
+  /** Wildcards bridged between the Accept range and the `@Produces` entry (§3.7.2 `d`), lower is better. */
+  readonly distance: number;
+}
+
+// Side results of select(): module-level so negotiate() allocates nothing.
+let selQ = 0;
+let selQs = 0;
+let selD = 0;
+
+/**
+ * Chooses the response media type (Jakarta REST 3.1 §3.8) from the client's ranges (best
+ * first, from {@link parseAccept}) and the server's `@Produces` list (`q` = `qs`). An empty list
+ * on either side means `*\/*`; when the method has no `@Produces`, pass the writers' types.
+ *
+ * A concrete candidate always beats a wildcard one (§3.8 steps 7-8), so candidates are concrete
+ * types ranked by client q (taken from the most specific matching range, q=0 refuses), then
+ * server qs, then fewer wildcards bridged (§3.7.2 distance `d`), then `@Produces` order, then
+ * Accept order. With no concrete candidate, `*\/*` or `application/*` yields
+ * `application/octet-stream` if the client accepts it (§3.8 step 9); other wildcards (`text/*`)
+ * cannot be resolved: undefined (406). The result's `q` field is whatever the chosen object
+ * carries (qs of a `@Produces` entry or q of an Accept range): use {@link negotiateDetailed}
+ * to rank methods. Allocates nothing unless a wildcard `@Produces` entry carries parameters.
+ */
+export function negotiate(accept: readonly MediaType[], produces: readonly MediaType[]): MediaType | undefined {
+  return select(accept, produces);
+}
+
+/** {@link negotiate} plus the ranking keys, for choosing between resource methods. */
+export function negotiateDetailed(accept: readonly MediaType[], produces: readonly MediaType[]): Negotiation | undefined {
+  const mediaType = select(accept, produces);
+  return mediaType === undefined ? undefined : { mediaType, q: selQ, qs: selQs, distance: selD };
+}
+
+/** Orders negotiations best first (q desc, qs desc, distance asc); 0 when equally good. */
+export function compareNegotiations(a: Negotiation, b: Negotiation): number {
+  if (a.q !== b.q) return a.q > b.q ? -1 : 1;
+  if (a.qs !== b.qs) return a.qs > b.qs ? -1 : 1;
+  return a.distance < b.distance ? -1 : a.distance > b.distance ? 1 : 0;
+}
+
+function select(accept: readonly MediaType[], produces: readonly MediaType[]): MediaType | undefined {
+  const acc = accept.length === 0 ? ACCEPT_ANY : accept;
+  const prod = produces.length === 0 ? ACCEPT_ANY : produces;
+  let best: MediaType | undefined;
+  let bestQ = 0;
+  let bestQs = -1;
+  let bestD = 5;
+  let fallbackQs = -1; // qs of the best wildcard entry that can resolve to octet-stream
+  for (const p of prod) {
+    if (p.subtype !== '*') {
+      const r = decidingRange(acc, p);
+      if (r === undefined || r.q <= 0) continue;
+      const d = 2 - specificity(r);
+      if (r.q > bestQ || (r.q === bestQ && (p.q > bestQs || (p.q === bestQs && d < bestD)))) {
+        best = p; bestQ = r.q; bestQs = p.q; bestD = d;
+      }
+      continue;
+    }
+    for (const a of acc) {
+      if (!isCompatible(a, p)) continue;
+      if (a.subtype === '*') {
+        // The combined type is the more specific wildcard; only */* and application/* resolve.
+        const t = p.type === '*' ? a.type : p.type;
+        if ((t === '*' || t === 'application') && p.q > fallbackQs) fallbackQs = p.q;
+        continue;
+      }
+      const r = decidingRange(acc, a) as MediaType; // a itself matches, so never undefined
+      if (r.q <= 0) continue;
+      const d = 2 - specificity(p); // r is concrete: only p's wildcards are bridged
+      if (r.q > bestQ || (r.q === bestQ && (p.q > bestQs || (p.q === bestQs && d < bestD)))) {
+        best = p.params === EMPTY_PARAMS ? a : make(a.type, a.subtype, { ...a.params, ...p.params }, p.q);
+        bestQ = r.q; bestQs = p.q; bestD = d;
+      }
+    }
+  }
+  if (best === undefined && fallbackQs >= 0) {
+    const r = decidingRange(acc, APPLICATION_OCTET_STREAM);
+    if (r !== undefined && r.q > 0) {
+      best = APPLICATION_OCTET_STREAM; bestQ = r.q; bestQs = fallbackQs; bestD = 4 - specificity(r);
+    }
+  }
+  selQ = bestQ; selQs = bestQs; selD = bestD;
+  return best;
+}
+
+/**
+ * Does a request `Content-Type` satisfy a `@Consumes` list? An empty list accepts anything.
+ * Parameters are ignored on both sides, as in Jersey (`application/json; charset=utf-8`
+ * satisfies `@Consumes('application/json')`).
+ */
+export function consumes(contentType: MediaType, consumesList: readonly MediaType[]): boolean {
+  if (consumesList.length === 0) return true;
+  for (const c of consumesList) if (isCompatible(contentType, c)) return true;
+  return false;
+}

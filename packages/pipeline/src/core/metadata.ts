@@ -1,0 +1,92 @@
+import type { NameBindingDecorator } from '../decorators/binding.js';
+import type { Constructor, TypeToken } from './providers.js';
+
+/** Where a resource-method parameter comes from. */
+export type ParamSource = 'path' | 'query' | 'header' | 'cookie' | 'form' | 'context' | 'entity';
+
+/** Everything the decorators record about one parameter; merged as decorators apply. */
+export interface ParamMeta {
+  source?: ParamSource;
+  name?: string;
+  defaultValue?: string;
+  /** Explicit type (overrides `design:paramtypes`), e.g. `Number` or a class. */
+  type?: TypeToken;
+  /** Element type for array parameters (repeated query values). */
+  elementType?: TypeToken;
+  /** Entity only: may the body be absent? (default: required) */
+  optional?: boolean;
+}
+
+export interface MethodMeta {
+  httpMethods: string[];
+  path?: string;
+  produces?: string[];
+  consumes?: string[];
+  bindings: Map<NameBindingDecorator, unknown[]>;
+  params: ParamMeta[];
+}
+
+export interface ClassMeta {
+  path?: string;
+  produces?: string[];
+  consumes?: string[];
+  bindings: Map<NameBindingDecorator, unknown[]>;
+  methods: Map<string, MethodMeta>;
+  isProvider: boolean;
+  priority?: number;
+  preMatching: boolean;
+  errorType?: Constructor;
+  contextType?: TypeToken;
+  scope?: 'singleton' | 'request';
+}
+
+// One registry, keyed by class: decorators write here once at class definition; the application
+// reads it once at build time, so nothing on the request path touches metadata (PERFORMANCE.md).
+const registry = new WeakMap<object, ClassMeta>();
+const discovered: Constructor[] = [];
+
+/** The metadata of a class, created on first use. */
+export function classMeta(target: object): ClassMeta {
+  let meta = registry.get(target);
+  if (meta === undefined) {
+    meta = { bindings: new Map(), methods: new Map(), isProvider: false, preMatching: false };
+    registry.set(target, meta);
+  }
+  return meta;
+}
+
+/** The metadata of a class if any decorator touched it. */
+export function findClassMeta(target: object): ClassMeta | undefined {
+  return registry.get(target);
+}
+
+/** The metadata of one method of a class. */
+export function methodMeta(ctor: object, name: string): MethodMeta {
+  const meta = classMeta(ctor);
+  let m = meta.methods.get(name);
+  if (m === undefined) {
+    m = { httpMethods: [], bindings: new Map(), params: [] };
+    meta.methods.set(name, m);
+  }
+  return m;
+}
+
+/** The metadata of one parameter (merged across decorators on that parameter). */
+export function paramMeta(ctor: object, name: string, index: number): ParamMeta {
+  const m = methodMeta(ctor, name);
+  let p = m.params[index];
+  if (p === undefined) {
+    p = {};
+    m.params[index] = p;
+  }
+  return p;
+}
+
+/** Classes that carried `@Provider()`, in definition order. */
+export function discoveredProviders(): readonly Constructor[] {
+  return discovered;
+}
+
+export function markDiscovered(ctor: Constructor): void {
+  if (!discovered.includes(ctor)) discovered.push(ctor);
+}

@@ -1,0 +1,74 @@
+import type { MediaType } from './media-type.js';
+import type {
+  Constructor, ContainerRequestFilter, ContainerResponseFilter, ExceptionMapper, MessageBodyReader,
+  MessageBodyWriter, ReaderInterceptor, TypeToken, WriterInterceptor,
+} from './providers.js';
+import type { ResourceInfo } from './resource-info.js';
+import type { Exchange } from './exchange.js';
+
+/** Response-side chains: the global ones (no match, pre-match abort) or a route's G+B ones. */
+export interface ResponseChains {
+  /** Already in DESCENDING priority order. */
+  readonly responseFilters: readonly ContainerResponseFilter[];
+  /** Ascending priority order. */
+  readonly writerInterceptors: readonly WriterInterceptor[];
+}
+
+/** Turns the request into one argument of the resource method. */
+export type ArgResolver = (ex: Exchange) => unknown;
+
+/** How the entity parameter is read. */
+export interface EntityParam {
+  readonly index: number;
+  readonly type: TypeToken;
+  readonly optional: boolean;
+  /** Compiled validator (VALIDATION slot), absent when the type has no constraints. */
+  readonly validate: ((value: unknown) => void) | undefined;
+}
+
+/**
+ * Everything one resource method needs at request time, computed once at start-up
+ * (STYLE.md §3): the request path walks these arrays, it never sorts or scans metadata.
+ */
+export interface RouteMethod extends ResponseChains {
+  readonly info: ResourceInfo;
+  readonly httpMethod: string;
+  readonly consumes: readonly MediaType[];
+  /** Empty: decided by the writers able to write the entity. */
+  readonly produces: readonly MediaType[];
+  /** Post-matching request filters, global + bound + dynamic, ascending. */
+  readonly requestFilters: readonly ContainerRequestFilter[];
+  readonly readerInterceptors: readonly ReaderInterceptor[];
+  readonly args: readonly ArgResolver[];
+  readonly entity: EntityParam | undefined;
+  /** Has `@FormParam`s: the form body is read (as the entity) before arguments are resolved. */
+  readonly form: boolean;
+  /** Shared instance, or undefined for per-request resources. */
+  readonly instance: object | undefined;
+  readonly resourceClass: Constructor;
+  readonly fn: (...args: unknown[]) => unknown;
+  /** Small cache of Accept header → negotiated type (bounded). */
+  readonly negotiated: Map<string, MediaType | null>;
+}
+
+/** All methods sharing one path template. */
+export interface PathEntry {
+  readonly byMethod: ReadonlyMap<string, readonly RouteMethod[]>;
+  /** `Allow` value: the methods, plus HEAD when GET exists and OPTIONS. */
+  readonly allow: string;
+  readonly allowList: readonly string[];
+}
+
+/** One registered exception mapper. */
+export interface MapperEntry {
+  readonly errorType: Constructor;
+  readonly priority: number;
+  readonly mapper: ExceptionMapper;
+  readonly name: string;
+}
+
+/** Readers/writers in the order they are tried. */
+export interface BodyProviders {
+  readonly readers: readonly MessageBodyReader[];
+  readonly writers: readonly MessageBodyWriter[];
+}

@@ -1,0 +1,159 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { BadRequestError, WebApplicationError } from './errors.js';
+import type { Exchange } from './exchange.js';
+import type { ParamMeta } from './metadata.js';
+import type { ArgResolver } from './model.js';
+import type { ParamConverterProvider, ParamInfo, TypeToken } from './providers.js';
+import { ContainerRequestContext } from './request-context.js';
+import { ResourceInfo } from './resource-info.js';
+import { SecurityContext } from './security-context.js';
+import { UriInfo } from './uri-info.js';
+import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
+
+type Convert = (raw: string) => unknown;
+
+/**
+ * Compiles one non-entity parameter into a resolver, at start-up (PIPELINE-RULES §6): a
+ * ParamConverterProvider that answers wins, then built-in conversion by declared type; defaults are
+ * converted here so a bad `@DefaultValue` fails at start-up. Conversion failures are 400 for every
+ * source (our documented choice; JAX-RS says 404 for path/query).
+ */
+export function compileParam(meta: ParamMeta, designType: TypeToken | undefined, info: ResourceInfo, providers: readonly ParamConverterProvider[]): ArgResolver {
+  const source = meta.source!;
+  if (source === 'context') return contextResolver(meta.type ?? designType);
+  const name = meta.name!;
+  const type = meta.type ?? designType ?? String;
+  const isArray = type === Array;
+  const elementType = meta.elementType ?? String;
+  const pinfo: ParamInfo = { source: source as ParamInfo['source'], name, type, resourceInfo: info };
+  const convert = guard(source, name, converterFor(isArray ? elementType : type, pinfo, providers));
+  let fallback: unknown = isArray ? [] : undefined;
+  if (meta.defaultValue !== undefined) {
+    try {
+      fallback = isArray ? [convert(meta.defaultValue)] : convert(meta.defaultValue);
+    } catch (e) {
+      throw new Error(`@DefaultValue('${meta.defaultValue}') of ${source} parameter '${name}' in ${info.resourceClass.name}.${info.methodName} does not convert: ${(e as Error).message}`);
+    }
+  }
+  const raw = rawAccessor(source, name, isArray);
+  if (isArray) {
+    return (ex) => {
+      const values = raw(ex) as string[] | undefined;
+      return values === undefined || values.length === 0 ? fallback : values.map(convert);
+    };
+  }
+  return (ex) => {
+    const value = raw(ex) as string | undefined;
+    return value === undefined ? fallback : convert(value);
+  };
+}
+
+function rawAccessor(source: ParamMeta['source'], name: string, many: boolean): (ex: Exchange) => string | string[] | undefined {
+  switch (source) {
+    case 'path':
+      return (ex) => {
+        const v = ex.pathParams[name];
+        return many && v !== undefined ? [v] : v;
+      };
+    case 'query':
+      return many ? (ex) => (ex.rawQuery === '' ? undefined : ex.query.getAll(name)) : (ex) => (ex.rawQuery === '' ? undefined : ex.query.get(name) ?? undefined);
+    case 'header':
+      return (ex) => {
+        const v = ex.headers[name];
+        if (v === undefined) return undefined;
+        if (many) return Array.isArray(v) ? v : v.split(',').map((s) => s.trim());
+        return Array.isArray(v) ? v.join(', ') : v;
+      };
+    case 'cookie':
+      return (ex) => {
+        const v = ex.cookies[name];
+        return many && v !== undefined ? [v] : v;
+      };
+    case 'form':
+      return (ex) => {
+        const form = ex.getProperty(FORM_PROPERTY) as URLSearchParams | undefined;
+        if (form === undefined) return undefined;
+        return many ? form.getAll(name) : form.get(name) ?? undefined;
+      };
+    default:
+      throw new Error(`unsupported parameter source ${String(source)}`);
+  }
+}
+
+/** Request property under which the parsed form body is kept for `@FormParam`. */
+export const FORM_PROPERTY = 'jaxrs-node.form';
+
+function guard(source: string, name: string, convert: Convert): Convert {
+  return (raw) => {
+    try {
+      return convert(raw);
+    } catch (e) {
+      if (e instanceof WebApplicationError) throw e;
+      const message = `Invalid ${source} parameter '${name}': ${(e as Error).message}`;
+      throw new BadRequestError(message, { code: 'PIPE_PARAM_CONVERSION', details: [{ field: name, message: (e as Error).message }] });
+    }
+  };
+}
+
+function converterFor(type: TypeToken, info: ParamInfo, providers: readonly ParamConverterProvider[]): Convert {
+  for (const p of providers) {
+    const c = p.getConverter(type, info);
+    if (c !== undefined) return (raw) => c.fromString(raw);
+  }
+  if (type === String || type === Object) return (raw) => raw;
+  if (type === Number) {
+    return (raw) => {
+      const n = raw.trim() === '' ? NaN : Number(raw);
+      if (!Number.isFinite(n)) throw new TypeError(`'${truncate(raw)}' is not a number`);
+      return n;
+    };
+  }
+  if (type === Boolean) {
+    return (raw) => {
+      const v = raw.toLowerCase();
+      if (v === 'true') return true;
+      if (v === 'false') return false;
+      throw new TypeError(`'${truncate(raw)}' is not a boolean`);
+    };
+  }
+  if (type === BigInt) {
+    return (raw) => {
+      if (!/^-?\d+$/.test(raw)) throw new TypeError(`'${truncate(raw)}' is not an integer`);
+      return BigInt(raw);
+    };
+  }
+  if (type === Date) {
+    return (raw) => {
+      const d = new Date(raw);
+      if (Number.isNaN(d.getTime())) throw new TypeError(`'${truncate(raw)}' is not a date`);
+      return d;
+    };
+  }
+  const fromString = (type as { fromString?: unknown }).fromString;
+  if (typeof fromString === 'function') return (raw) => (fromString as Convert).call(type, raw);
+  throw new Error(`No conversion for ${info.source} parameter '${info.name}' of type ${(type as { name?: string }).name ?? String(type)}: register a ParamConverterProvider or add a static fromString()`);
+}
+
+function truncate(s: string): string {
+  return s.length > 40 ? `${s.slice(0, 40)}...` : s;
+}
+
+/** The JAX-RS "headers" view for `@Context()`. */
+export class HttpHeaders {
+  constructor(private readonly ctx: ContainerRequestContext) {}
+  get(name: string): string | undefined { return this.ctx.getHeader(name); }
+  get all(): ContainerRequestContext['headers'] { return this.ctx.headers; }
+  get mediaType(): ContainerRequestContext['mediaType'] { return this.ctx.mediaType; }
+  get acceptableMediaTypes(): ContainerRequestContext['acceptableMediaTypes'] { return this.ctx.acceptableMediaTypes; }
+  get cookies(): ContainerRequestContext['cookies'] { return this.ctx.cookies; }
+}
+
+function contextResolver(type: TypeToken | undefined): ArgResolver {
+  if (type === UriInfo) return (ex) => new UriInfo(ex);
+  if (type === HttpHeaders) return (ex) => new HttpHeaders(ex);
+  if (type === SecurityContext) return (ex) => ex.securityContext;
+  if (type === ResourceInfo) return (ex) => ex.resourceInfo;
+  if (type === NodeIncomingMessage) return (ex): IncomingMessage => ex.raw;
+  if (type === NodeServerResponse) return (ex): ServerResponse => ex.rawResponse;
+  return (ex) => ex;
+}

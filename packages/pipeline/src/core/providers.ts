@@ -1,0 +1,151 @@
+import type { Readable } from 'node:stream';
+import type { IncomingHttpHeaders } from 'node:http';
+import type { ContainerRequestContext } from './request-context.js';
+import type { Response } from './response.js';
+import type { MediaType } from './media-type.js';
+import type { ResourceInfo } from './resource-info.js';
+
+/** A class constructor (providers, resources, entity types). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Constructor<T = unknown> = new (...args: any[]) => T;
+/** Anything usable as an entity type token: a class, or a built-in constructor like `String`. */
+export type TypeToken = Constructor | ((...args: never[]) => unknown) | object;
+
+/** The response as seen by response filters (JAX-RS `ContainerResponseContext`). */
+export type ContainerResponseContext = Response;
+
+/**
+ * JAX-RS `ContainerRequestFilter`. Post-matching unless the class carries `@PreMatching()`.
+ * Return nothing for the fast path; return a Promise only when you must wait.
+ * Stop the request with `ctx.abortWith(response)` or by throwing.
+ */
+export interface ContainerRequestFilter {
+  filterRequest(ctx: ContainerRequestContext): void | Promise<void>;
+}
+
+/** JAX-RS `ContainerResponseFilter`; runs in DESCENDING priority order. */
+export interface ContainerResponseFilter {
+  filterResponse(request: ContainerRequestContext, response: ContainerResponseContext): void | Promise<void>;
+}
+
+/** Context handed to reader interceptors; `proceed()` calls the next one, and finally the reader. */
+export interface ReaderInterceptorContext {
+  readonly request: ContainerRequestContext;
+  /** The declared entity type of the parameter being read. */
+  type: TypeToken;
+  /** Request media type (may be replaced before `proceed()`). */
+  mediaType: MediaType | undefined;
+  /** Request headers (mutable copy semantics: changes are visible to the reader). */
+  readonly headers: IncomingHttpHeaders;
+  /** The entity byte stream; replace it to decode (e.g. gunzip) before `proceed()`. */
+  input: Readable;
+  /** Maximum number of (decoded) bytes a reader may consume. */
+  limit: number;
+  proceed(): Promise<unknown>;
+  getProperty(name: string): unknown;
+  setProperty(name: string, value: unknown): void;
+}
+
+/** JAX-RS `ReaderInterceptor`: wraps entity reading; cannot abort the request. */
+export interface ReaderInterceptor {
+  aroundReadFrom(ctx: ReaderInterceptorContext): unknown | Promise<unknown>;
+}
+
+/** A serialized body: bytes, text, or a stream of bytes. */
+export type Body = string | Uint8Array | Readable;
+
+/** Context handed to writer interceptors; `proceed()` calls the next one, and finally the writer. */
+export interface WriterInterceptorContext {
+  readonly request: ContainerRequestContext;
+  readonly response: ContainerResponseContext;
+  /** The entity to write; may be replaced before `proceed()`. */
+  entity: unknown;
+  /** Entity type used to choose the writer (chosen AFTER the interceptors, from these values). */
+  type: TypeToken;
+  /** Media type used to choose the writer and sent as `Content-Type`. */
+  mediaType: MediaType;
+  /** Response headers (same object as `response.headers`). */
+  readonly headers: ContainerResponseContext['headers'];
+  /** The serialized body, set by the writer when `proceed()` resolves; replace it to re-encode. */
+  body: Body | undefined;
+  proceed(): Promise<void>;
+  getProperty(name: string): unknown;
+  setProperty(name: string, value: unknown): void;
+}
+
+/** JAX-RS `WriterInterceptor`: wraps entity writing; cannot abort the request. */
+export interface WriterInterceptor {
+  aroundWriteTo(ctx: WriterInterceptorContext): void | Promise<void>;
+}
+
+/** What a reader gets besides the stream. */
+export interface ReadContext {
+  readonly request: ContainerRequestContext;
+  readonly headers: IncomingHttpHeaders;
+  /** Maximum number of bytes to consume; exceed it → `PayloadTooLargeError` (413). */
+  readonly limit: number;
+  /** Declared `Content-Length`, if any (the stream may be decoded and differ). */
+  readonly contentLength: number | undefined;
+}
+
+/** JAX-RS `MessageBodyReader`: turns a request byte stream into an entity. */
+export interface MessageBodyReader<T = unknown> {
+  isReadable(type: TypeToken, mediaType: MediaType | undefined): boolean;
+  readFrom(type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): T | Promise<T>;
+}
+
+/** What a writer gets besides the entity. */
+export interface WriteContext {
+  readonly request: ContainerRequestContext;
+  readonly response: ContainerResponseContext;
+}
+
+/** JAX-RS `MessageBodyWriter`: turns an entity into a body. Return bytes/text for one write, a stream for large bodies. */
+export interface MessageBodyWriter<T = unknown> {
+  isWriteable(type: TypeToken, mediaType: MediaType): boolean;
+  writeTo(entity: T, type: TypeToken, mediaType: MediaType, ctx: WriteContext): Body | Promise<Body>;
+}
+
+/** Converts one string parameter value. Throw to signal a bad value (→ 400). */
+export interface ParamConverter<T = unknown> {
+  fromString(value: string): T;
+}
+
+/** What a converter provider learns about the parameter. */
+export interface ParamInfo {
+  readonly source: 'path' | 'query' | 'header' | 'cookie' | 'form';
+  readonly name: string;
+  readonly type: TypeToken;
+  readonly resourceInfo: ResourceInfo;
+}
+
+/** JAX-RS `ParamConverterProvider`: asked once per parameter at start-up. */
+export interface ParamConverterProvider {
+  getConverter(type: TypeToken, info: ParamInfo): ParamConverter | undefined;
+}
+
+/** JAX-RS `ExceptionMapper`. Declare the error type with `@MapsError(Type)` or the `errorType` registration option. */
+export interface ExceptionMapper<E = unknown> {
+  toResponse(error: E, request: ContainerRequestContext): Response | null | undefined | Promise<Response | null | undefined>;
+}
+
+/** JAX-RS `ContextResolver`: supplies a configuration object (e.g. JSON options) per entity type. */
+export interface ContextResolver<T = unknown> {
+  getContext(type: TypeToken): T | undefined;
+}
+
+/** Registration surface offered to features (JAX-RS `FeatureContext`). */
+export interface FeatureContext {
+  /** Register a provider class or instance; `priority` overrides its `@Priority`. */
+  register(provider: Constructor | object, options?: { priority?: number }): this;
+}
+
+/** JAX-RS `DynamicFeature`: called once per resource method at start-up. */
+export interface DynamicFeature {
+  configure(resourceInfo: ResourceInfo, context: FeatureContext): void;
+}
+
+/** A bundle of registrations (JAX-RS `Feature`). Named `setup` so one class is never both kinds. */
+export interface Feature {
+  setup(context: FeatureContext): void;
+}

@@ -1,0 +1,73 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { BadRequestError, NotSupportedError } from './errors.js';
+import type { Exchange } from './exchange.js';
+import type { MediaType } from './media-type.js';
+import type { EntityParam } from './model.js';
+import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from './providers.js';
+import { nameOf } from './request-filters.js';
+
+/**
+ * Reads the entity parameter: reader interceptors (ascending) around the MessageBodyReader chosen
+ * by type and request media type (none → 415). An absent body gives `undefined` for optional
+ * entities and 400 otherwise (our empty-body policy, README "Decisions").
+ */
+export async function readEntity(ex: Exchange, param: EntityParam, interceptors: readonly ReaderInterceptor[]): Promise<unknown> {
+  if (!ex.hasEntity()) return absent(param);
+  const ictx = new ReadCtx(ex, param.type, ex.mediaType, interceptors);
+  const value = await ictx.proceed();
+  if (value === undefined) return absent(param);
+  return value;
+}
+
+function absent(param: EntityParam): undefined {
+  if (param.optional) return undefined;
+  throw new BadRequestError('A request body is required', { code: 'PIPE_BODY_REQUIRED' });
+}
+
+/** Picks the first reader able to read `type` as `mediaType` (readers are pre-sorted). */
+export function selectReader(readers: readonly MessageBodyReader[], type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader {
+  for (const r of readers) if (r.isReadable(type, mediaType)) return r;
+  throw new NotSupportedError(`No reader for ${mediaType?.essence ?? 'a body without Content-Type'}`, { code: 'PIPE_NO_READER' });
+}
+
+class ReadCtx implements ReaderInterceptorContext {
+  readonly request: Exchange;
+  type: TypeToken;
+  mediaType: MediaType | undefined;
+  readonly headers: IncomingHttpHeaders;
+  input: Readable;
+  limit: number;
+  private i = 0;
+
+  constructor(ex: Exchange, type: TypeToken, mediaType: MediaType | undefined, private readonly chain: readonly ReaderInterceptor[]) {
+    this.request = ex;
+    this.type = type;
+    this.mediaType = mediaType;
+    // A copy: interceptors may drop Content-Encoding/Content-Length after decoding.
+    this.headers = { ...ex.headers };
+    this.input = ex.raw;
+    this.limit = ex.rt.limits.bodyLimit;
+  }
+
+  async proceed(): Promise<unknown> {
+    const interceptor = this.chain[this.i++];
+    if (interceptor !== undefined) {
+      if (this.request.trace !== undefined) this.request.trace.push(`reader-interceptor:${nameOf(interceptor)}`);
+      return interceptor.aroundReadFrom(this);
+    }
+    const reader = selectReader(this.request.rt.body.readers, this.type, this.mediaType);
+    if (this.request.trace !== undefined) this.request.trace.push(`reader:${nameOf(reader)}`);
+    const cl = this.headers['content-length'];
+    const contentLength = cl === undefined ? undefined : Number(cl);
+    return reader.readFrom(this.type, this.mediaType, this.input, {
+      request: this.request,
+      headers: this.headers,
+      limit: this.limit,
+      contentLength: this.input === this.request.raw ? contentLength : undefined,
+    });
+  }
+
+  getProperty(name: string): unknown { return this.request.getProperty(name); }
+  setProperty(name: string, value: unknown): void { this.request.setProperty(name, value); }
+}

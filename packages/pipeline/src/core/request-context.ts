@@ -1,0 +1,192 @@
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { BadRequestError } from './errors.js';
+import { parseAccept, parseMediaType, type MediaType } from './media-type.js';
+import { Response, type ResponseBuilder } from './response.js';
+import type { ResourceInfo } from './resource-info.js';
+import { ANONYMOUS, type SecurityContext } from './security-context.js';
+
+/** Request phases; method/URI/headers may change only before matching (JAX-RS 6.4). */
+export const Phase = { PreMatching: 0, PostMatching: 1, Responding: 2 } as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];
+
+/**
+ * The request as seen by filters, interceptors and resources (JAX-RS `ContainerRequestContext`).
+ * One per request; every field is initialised in the constructor so V8 keeps one shape, and the
+ * costly views (query, cookies, media types, properties) are built only when asked for.
+ */
+export class ContainerRequestContext {
+  readonly raw: IncomingMessage;
+  readonly rawResponse: ServerResponse;
+  /** Milliseconds since epoch when the pipeline started on this request. */
+  readonly startTime: number;
+  phase: Phase;
+  private _method: string;
+  private _path: string;
+  private _rawQuery: string;
+  private _headers: IncomingHttpHeaders;
+  /** Decoded path template variables, set by matching. */
+  pathParams: Record<string, string>;
+  /** The matched resource method, set by matching (undefined before and on 404/405/415/406). */
+  resourceInfo: ResourceInfo | undefined;
+  /** Set by authentication filters; anonymous by default. */
+  securityContext: SecurityContext;
+  /** Set by `abortWith`. */
+  abortResponse: Response | undefined;
+  /** Negotiated response media type (set by matching when the method declares `@Produces`). */
+  responseMediaType: MediaType | undefined;
+  /** Names of the components that ran, when tracing is on. */
+  trace: string[] | undefined;
+  private _query: URLSearchParams | undefined;
+  private _props: Map<string, unknown> | undefined;
+  private _cookies: Record<string, string> | undefined;
+  private _mediaType: MediaType | null | undefined;
+
+  constructor(req: IncomingMessage, res: ServerResponse, method: string, path: string, rawQuery: string, trace: boolean) {
+    this.raw = req;
+    this.rawResponse = res;
+    this.startTime = Date.now();
+    this.phase = Phase.PreMatching;
+    this._method = method;
+    this._path = path;
+    this._rawQuery = rawQuery;
+    this._headers = req.headers;
+    this.pathParams = EMPTY_PARAMS;
+    this.resourceInfo = undefined;
+    this.securityContext = ANONYMOUS;
+    this.abortResponse = undefined;
+    this.responseMediaType = undefined;
+    this.trace = trace ? [] : undefined;
+    this._query = undefined;
+    this._props = undefined;
+    this._cookies = undefined;
+    this._mediaType = undefined;
+  }
+
+  /** HTTP method (upper case). */
+  get method(): string { return this._method; }
+  /** Raw (percent-encoded) request path, without the query. */
+  get path(): string { return this._path; }
+  /** Raw query string without `?` (empty when none). */
+  get rawQuery(): string { return this._rawQuery; }
+  /** Request headers (lower-case names). */
+  get headers(): IncomingHttpHeaders { return this._headers; }
+  /** Request URI as received, path plus query. */
+  get requestUri(): string { return this._rawQuery === '' ? this._path : `${this._path}?${this._rawQuery}`; }
+
+  /** Changes the method; pre-matching filters only (e.g. `X-HTTP-Method-Override`). */
+  setMethod(method: string): void {
+    this.assertPreMatching('setMethod');
+    this._method = method.toUpperCase();
+  }
+
+  /** Changes the request URI (path and query); pre-matching filters only. */
+  setRequestUri(uri: string): void {
+    this.assertPreMatching('setRequestUri');
+    const q = uri.indexOf('?');
+    this._path = q < 0 ? uri : uri.slice(0, q);
+    this._rawQuery = q < 0 ? '' : uri.slice(q + 1);
+    this._query = undefined;
+  }
+
+  /** Sets or removes a request header; pre-matching filters only. */
+  setHeader(name: string, value: string | undefined): void {
+    this.assertPreMatching('setHeader');
+    if (this._headers === this.raw.headers) this._headers = { ...this.raw.headers };
+    const key = name.toLowerCase();
+    if (value === undefined) delete this._headers[key];
+    else this._headers[key] = value;
+    if (key === 'content-type') this._mediaType = undefined;
+  }
+
+  /** A header value; repeated headers are joined with `, ` (RFC 9110 §5.3). */
+  getHeader(name: string): string | undefined {
+    const v = this._headers[name.toLowerCase()];
+    return Array.isArray(v) ? v.join(', ') : v;
+  }
+
+  /** Parsed query parameters. */
+  get query(): URLSearchParams {
+    if (this._query === undefined) this._query = new URLSearchParams(this._rawQuery);
+    return this._query;
+  }
+
+  /** Request `Content-Type`, parsed; undefined when absent; 415 when unparsable (PIPELINE-RULES §5). */
+  get mediaType(): MediaType | undefined {
+    if (this._mediaType === undefined) {
+      const ct = this._headers['content-type'];
+      if (ct === undefined || ct === '') this._mediaType = null;
+      else {
+        const parsed = parseMediaType(ct);
+        if (parsed === undefined) this._mediaType = null;
+        else this._mediaType = parsed;
+      }
+    }
+    return this._mediaType ?? undefined;
+  }
+
+  /** Accept header as a sorted list; `*\/*` when absent. */
+  get acceptableMediaTypes(): readonly MediaType[] {
+    const accept = this._headers.accept;
+    return parseAccept(Array.isArray(accept) ? accept.join(',') : accept);
+  }
+
+  /** Cookies from the `Cookie` header (first occurrence of a name wins, RFC 6265 §5.4). */
+  get cookies(): Readonly<Record<string, string>> {
+    if (this._cookies === undefined) this._cookies = parseCookies(this._headers.cookie);
+    return this._cookies;
+  }
+
+  /** Does the request carry a body? (RFC 9112 §6.3: Content-Length > 0 or Transfer-Encoding.) */
+  hasEntity(): boolean {
+    const h = this._headers;
+    if (h['transfer-encoding'] !== undefined) return true;
+    const cl = h['content-length'];
+    return cl !== undefined && cl !== '0';
+  }
+
+  /** Socket address of the client. */
+  get remoteAddress(): string | undefined { return this.raw.socket?.remoteAddress; }
+
+  /**
+   * Stops the request with this response (JAX-RS `abortWith`). Not an exception: the current filter
+   * returns normally, later request filters and the method do not run, response filters do.
+   */
+  abortWith(response: Response | ResponseBuilder): void {
+    this.abortResponse = response instanceof Response ? response : response.build();
+  }
+
+  getProperty(name: string): unknown { return this._props?.get(name); }
+  setProperty(name: string, value: unknown): void {
+    if (this._props === undefined) this._props = new Map();
+    this._props.set(name, value);
+  }
+  removeProperty(name: string): void { this._props?.delete(name); }
+  get propertyNames(): string[] { return this._props === undefined ? [] : [...this._props.keys()]; }
+
+  private assertPreMatching(what: string): void {
+    if (this.phase !== Phase.PreMatching) {
+      throw new Error(`${what}() is only allowed in a @PreMatching request filter (JAX-RS 6.4)`);
+    }
+  }
+}
+
+const EMPTY_PARAMS: Record<string, string> = Object.freeze(Object.create(null)) as Record<string, string>;
+
+function parseCookies(header: string | undefined): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  if (header === undefined) return out;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (name === '' || name in out) continue;
+    let value = part.slice(eq + 1).trim();
+    if (value.length >= 2 && value.startsWith('"') && value.endsWith('"')) value = value.slice(1, -1);
+    try {
+      out[name] = decodeURIComponent(value);
+    } catch {
+      throw new BadRequestError(`Malformed cookie ${name}`);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,26 @@
+import type { ContainerRequestFilter } from './providers.js';
+import type { Exchange } from './exchange.js';
+import { isThenable, type Step } from './thenable.js';
+
+/**
+ * Runs request filters in order from `i`. Stops after a filter that called `abortWith`
+ * (an abort is not an exception: the filter returns normally, PIPELINE-RULES §2).
+ */
+export function runRequestFilters(ex: Exchange, filters: readonly ContainerRequestFilter[], i: number): Step {
+  for (; i < filters.length; i++) {
+    const filter = filters[i]!;
+    if (ex.trace !== undefined) ex.trace.push(`request-filter:${nameOf(filter)}`);
+    const r = filter.filterRequest(ex);
+    if (r !== undefined && isThenable(r)) {
+      const next = i + 1;
+      return Promise.resolve(r).then(() => (ex.abortResponse === undefined ? runRequestFilters(ex, filters, next) : undefined));
+    }
+    if (ex.abortResponse !== undefined) return;
+  }
+}
+
+/** A component's name for traces: its `name` field, else its class name. */
+export function nameOf(component: object): string {
+  const n = (component as { name?: unknown }).name;
+  return typeof n === 'string' ? n : component.constructor.name;
+}

@@ -1,0 +1,27 @@
+import type { NameBindingDecorator } from '../decorators/binding.js';
+import type { Constructor } from './providers.js';
+
+/**
+ * What the pipeline knows about a matched resource method (JAX-RS `ResourceInfo`), built once at
+ * start-up and shared by every request to that method.
+ */
+export class ResourceInfo {
+  constructor(
+    readonly resourceClass: Constructor,
+    readonly methodName: string,
+    readonly httpMethod: string,
+    /** Full path template, e.g. `/api/users/{id}`. */
+    readonly path: string,
+    /** Binding decorators found on the method and its class, with their arguments (method wins). */
+    readonly bindings: ReadonlyMap<NameBindingDecorator, readonly unknown[]>,
+  ) {}
+
+  /** Arguments of a binding decorator on this method or its class, e.g. `['ADMIN']` for `@RolesAllowed('ADMIN')`. */
+  getBinding<A extends unknown[]>(binding: NameBindingDecorator<A>): A | undefined {
+    return this.bindings.get(binding as NameBindingDecorator) as A | undefined;
+  }
+
+  hasBinding(binding: NameBindingDecorator<never>): boolean {
+    return this.bindings.has(binding as unknown as NameBindingDecorator);
+  }
+}

@@ -1,0 +1,112 @@
+import { channels } from './diagnostics.js';
+import { InternalServerError } from './errors.js';
+import type { ContainerResponseFilter } from './providers.js';
+import type { Exchange } from './exchange.js';
+import { mapError } from './map-error.js';
+import { nameOf } from './request-filters.js';
+import { Phase } from './request-context.js';
+import { Response } from './response.js';
+import { isThenable, type Step } from './thenable.js';
+import { writeResponse } from './write-entity.js';
+
+/**
+ * The response half of the lifecycle: response filters (descending) then writer interceptors and
+ * the writer. Uses the route's G+B chains when a method matched, the global chains otherwise
+ * (PIPELINE-RULES §2). Never throws: failures are mapped once, then become a plain 500.
+ */
+export function respond(ex: Exchange, response: Response): Step {
+  ex.phase = Phase.Responding;
+  ex.response = response;
+  const chains = ex.route ?? ex.rt.global;
+  let r: Step;
+  try {
+    r = runResponseFilters(ex, response, chains.responseFilters, 0);
+  } catch (e) {
+    return responseFailed(ex, e);
+  }
+  if (r !== undefined) return r.then(() => write(ex, response), (e: unknown) => responseFailed(ex, e));
+  return write(ex, response);
+}
+
+function runResponseFilters(ex: Exchange, response: Response, filters: readonly ContainerResponseFilter[], i: number): Step {
+  for (; i < filters.length; i++) {
+    const filter = filters[i]!;
+    if (ex.trace !== undefined) ex.trace.push(`response-filter:${nameOf(filter)}`);
+    const r = filter.filterResponse(ex, response);
+    if (r !== undefined && isThenable(r)) {
+      const next = i + 1;
+      return Promise.resolve(r).then(() => runResponseFilters(ex, response, filters, next));
+    }
+  }
+}
+
+function write(ex: Exchange, response: Response): Step {
+  const chains = ex.route ?? ex.rt.global;
+  let r: Step;
+  try {
+    r = writeResponse(ex, response, chains.writerInterceptors);
+  } catch (e) {
+    return responseFailed(ex, e);
+  }
+  if (r !== undefined) return r.then(undefined, (e: unknown) => responseFailed(ex, e));
+}
+
+function responseFailed(ex: Exchange, error: unknown): Step {
+  return handleError(ex, error);
+}
+
+/**
+ * One place turns errors into responses (STYLE.md §4): map once, then run the response chains on
+ * the mapped response; a second failure is a plain 500; after the first byte, abort the connection.
+ */
+export function handleError(ex: Exchange, error: unknown): Step {
+  const res = ex.rawResponse;
+  if (res.headersSent || ex.done) {
+    if (!ex.done) ex.rt.logError(error, ex);
+    if (!res.destroyed) res.destroy();
+    ex.rt.finish(ex, res.statusCode);
+    return;
+  }
+  if (ex.mapped) return plain500(ex, error);
+  ex.mapped = true;
+  publishError(ex, error);
+  let mapped: Response | Promise<Response>;
+  try {
+    mapped = mapError(ex, error);
+  } catch (mapperError) {
+    // A mapper that throws gives a plain 500, not mapped again; response filters still run.
+    ex.rt.logError(mapperError, ex);
+    return respond(ex, internalError(ex));
+  }
+  if (mapped instanceof Response) return respond(ex, mapped);
+  return mapped.then(
+    (r) => respond(ex, r),
+    (mapperError: unknown) => {
+      ex.rt.logError(mapperError, ex);
+      return respond(ex, internalError(ex));
+    },
+  );
+}
+
+function internalError(ex: Exchange): Response {
+  const body = ex.rt.errorBody(PLAIN_500, ex);
+  return new Response(500, body);
+}
+
+const PLAIN_500 = new InternalServerError();
+const PLAIN_500_BODY = '{"status":500,"error":"Internal Server Error"}';
+
+/** Last resort when handling an already-mapped response failed: no filters, no writers. */
+function plain500(ex: Exchange, error: unknown): Step {
+  ex.rt.logError(error, ex);
+  const res = ex.rawResponse;
+  if (!res.headersSent) {
+    res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(PLAIN_500_BODY) });
+    res.end(ex.isHead ? undefined : PLAIN_500_BODY);
+  } else if (!res.destroyed) res.destroy();
+  ex.rt.finish(ex, 500);
+}
+
+function publishError(ex: Exchange, error: unknown): void {
+  if (channels.error.hasSubscribers) channels.error.publish({ request: ex, error });
+}

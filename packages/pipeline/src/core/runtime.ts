@@ -1,0 +1,34 @@
+import type { DependencyContainer } from 'tsyringe';
+import type { PipelineLimits } from './defaults.js';
+import type { WebApplicationError } from './errors.js';
+import type { Exchange } from './exchange.js';
+import type { BodyProviders, MapperEntry, PathEntry, ResponseChains } from './model.js';
+import type { ContainerRequestFilter, Constructor } from './providers.js';
+import type { ContainerRequestContext } from './request-context.js';
+import type { Router } from './router.js';
+
+/** Builds the error entity for a status; pluggable so services can use their own error body. */
+export type ErrorBodyFactory = (error: WebApplicationError, request: ContainerRequestContext) => unknown;
+
+/** Where unexpected errors are reported (5xx causes are logged, never sent). */
+export type ErrorLogger = (error: unknown, request: ContainerRequestContext | undefined) => void;
+
+/** The built, immutable application the lifecycle runs on. */
+export interface Runtime {
+  readonly router: Router<PathEntry>;
+  readonly preMatchFilters: readonly ContainerRequestFilter[];
+  /** Global response chains (no match, pre-matching abort or error). */
+  readonly global: ResponseChains;
+  /** Sorted by priority; chosen by nearest error type at error time (cached). */
+  readonly mappers: readonly MapperEntry[];
+  readonly mapperCache: Map<Constructor, MapperEntry | null>;
+  readonly body: BodyProviders;
+  readonly container: DependencyContainer;
+  readonly limits: PipelineLimits;
+  readonly errorBody: ErrorBodyFactory;
+  readonly logError: ErrorLogger;
+  readonly tracing: boolean;
+  readonly state: { inflight: number; closing: boolean; onIdle: (() => void) | undefined };
+  /** Called when an exchange is finished (diagnostics, accounting). */
+  finish(ex: Exchange, status: number): void;
+}

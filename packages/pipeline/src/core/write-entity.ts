@@ -1,0 +1,204 @@
+import { pipeline, Readable } from 'node:stream';
+import { InternalServerError, NotAcceptableError } from './errors.js';
+import type { Exchange } from './exchange.js';
+import { mediaTypeString, negotiate, parseMediaType, type MediaType } from './media-type.js';
+import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
+import type { Response } from './response.js';
+import { nameOf } from './request-filters.js';
+import { isThenable, type Step } from './thenable.js';
+
+/**
+ * Writes the response: writer interceptors (ascending) around the MessageBodyWriter, which is
+ * chosen AFTER the interceptors from the last type and media type they set (PIPELINE-RULES §1),
+ * then one `writeHead` + one `end(body)` (or a backpressured pipe for streams).
+ */
+export function writeResponse(ex: Exchange, response: Response, interceptors: readonly WriterInterceptor[]): Step {
+  if (!response.hasEntity()) return send(ex, response, undefined);
+  const type = typeOf(response);
+  const mediaType = responseMediaType(ex, response, type);
+  if (interceptors.length === 0) {
+    const writer = selectWriter(ex, type, mediaType);
+    response.headers['content-type'] = contentTypeOf(mediaType);
+    const body = writer.writeTo(response.entity, type, mediaType, { request: ex, response });
+    if (isThenable(body)) return Promise.resolve(body).then((b) => send(ex, response, b));
+    return send(ex, response, body);
+  }
+  const ctx = new WriteCtx(ex, response, type, mediaType, interceptors);
+  return ctx.proceed().then(() => send(ex, response, ctx.body));
+}
+
+function typeOf(response: Response): TypeToken {
+  if (response.entityType !== undefined && response.entityType !== null) return response.entityType as TypeToken;
+  const e = response.entity;
+  return e === null || e === undefined ? Object : (e as object).constructor ?? Object;
+}
+
+const writerCache = new WeakMap<Exchange['rt'], Map<unknown, Map<string, MessageBodyWriter>>>();
+
+/** First writer able to write `type` as `mediaType`; cached per (type, media type). None → 500. */
+export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter {
+  let byRt = writerCache.get(ex.rt);
+  if (byRt === undefined) writerCache.set(ex.rt, (byRt = new Map()));
+  let byType = byRt.get(type);
+  if (byType === undefined) byRt.set(type, (byType = new Map()));
+  let writer = byType.get(mediaType.essence);
+  if (writer === undefined) {
+    for (const w of ex.rt.body.writers) {
+      if (w.isWriteable(type, mediaType)) { writer = w; break; }
+    }
+    if (writer === undefined) {
+      throw new InternalServerError(`No MessageBodyWriter for ${nameOfType(type)} as ${mediaType.essence}`, { code: 'PIPE_NO_WRITER' });
+    }
+    byType.set(mediaType.essence, writer);
+  }
+  if (ex.trace !== undefined) ex.trace.push(`writer:${nameOf(writer)}`);
+  return writer;
+}
+
+function nameOfType(type: TypeToken): string {
+  return typeof type === 'function' ? type.name : String(type);
+}
+
+/** The media type to write: an explicit Content-Type, the route's negotiated type, or the writers' (406 if none fits). */
+function responseMediaType(ex: Exchange, response: Response, type: TypeToken): MediaType {
+  const explicit = response.headers['content-type'];
+  if (explicit !== undefined) {
+    const parsed = parseMediaType(String(explicit));
+    if (parsed !== undefined) return parsed;
+  }
+  if (ex.responseMediaType !== undefined && ex.responseMediaType.type !== '*' && ex.responseMediaType.subtype !== '*') {
+    return ex.responseMediaType;
+  }
+  const candidates = writerMediaTypes(ex, type);
+  const chosen = negotiate(ex.acceptableMediaTypes, candidates);
+  // An error response must still go out even when Accept excludes every type (RFC 9110 §15.5.7 allows it).
+  if (chosen === undefined || chosen.type === '*' || chosen.subtype === '*') {
+    if (response.status >= 400 || ex.mapped) return candidates[0] ?? FALLBACK;
+    if (chosen === undefined) throw new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
+    return candidates[0] ?? FALLBACK;
+  }
+  return chosen;
+}
+
+const FALLBACK = parseMediaType('application/octet-stream')!;
+const typeCandidates = new WeakMap<Exchange['rt'], Map<unknown, MediaType[]>>();
+
+/** Media types the registered writers declare for `type`, in writer order (cached). */
+function writerMediaTypes(ex: Exchange, type: TypeToken): MediaType[] {
+  let byRt = typeCandidates.get(ex.rt);
+  if (byRt === undefined) typeCandidates.set(ex.rt, (byRt = new Map()));
+  let list = byRt.get(type);
+  if (list === undefined) {
+    list = [];
+    for (const w of ex.rt.body.writers) {
+      const produces = (w as { produces?: readonly string[] }).produces ?? ['application/octet-stream'];
+      for (const p of produces) {
+        const mt = parseMediaType(p);
+        if (mt !== undefined && w.isWriteable(type, mt) && !list.some((m) => m.essence === mt.essence)) list.push(mt);
+      }
+    }
+    byRt.set(type, list);
+  }
+  return list;
+}
+
+const contentTypeStrings = new Map<MediaType, string>();
+
+/** `Content-Type` value; text types get `charset=utf-8` (our writers emit UTF-8). */
+function contentTypeOf(mt: MediaType): string {
+  let s = contentTypeStrings.get(mt);
+  if (s === undefined) {
+    s = mt.type === 'text' && mt.params.charset === undefined ? `${mediaTypeString(mt)}; charset=utf-8` : mediaTypeString(mt);
+    if (contentTypeStrings.size < 256) contentTypeStrings.set(mt, s);
+  }
+  return s;
+}
+
+class WriteCtx implements WriterInterceptorContext {
+  readonly request: Exchange;
+  readonly response: Response;
+  entity: unknown;
+  type: TypeToken;
+  mediaType: MediaType;
+  body: Body | undefined;
+  private i = 0;
+
+  constructor(ex: Exchange, response: Response, type: TypeToken, mediaType: MediaType, private readonly chain: readonly WriterInterceptor[]) {
+    this.request = ex;
+    this.response = response;
+    this.entity = response.entity;
+    this.type = type;
+    this.mediaType = mediaType;
+    this.body = undefined;
+  }
+
+  get headers(): Response['headers'] { return this.response.headers; }
+
+  async proceed(): Promise<void> {
+    const interceptor = this.chain[this.i++];
+    if (interceptor !== undefined) {
+      if (this.request.trace !== undefined) this.request.trace.push(`writer-interceptor:${nameOf(interceptor)}`);
+      await interceptor.aroundWriteTo(this);
+      return;
+    }
+    const writer = selectWriter(this.request, this.type, this.mediaType);
+    this.response.headers['content-type'] = contentTypeOf(this.mediaType);
+    this.body = await writer.writeTo(this.entity, this.type, this.mediaType, { request: this.request, response: this.response });
+  }
+
+  getProperty(name: string): unknown { return this.request.getProperty(name); }
+  setProperty(name: string, value: unknown): void { this.request.setProperty(name, value); }
+}
+
+const NO_BODY_STATUS = (status: number): boolean => status === 204 || status === 304 || (status >= 100 && status < 200);
+
+/** Puts the response on the wire: one writeHead + one end for bytes, a pipe with backpressure for streams. */
+export function send(ex: Exchange, response: Response, body: Body | undefined): Step {
+  const res = ex.rawResponse;
+  const headers = response.headers;
+  const status = response.status;
+  if (ex.rt.state.closing) headers.connection = 'close';
+  if (body === undefined || NO_BODY_STATUS(status)) {
+    if (body instanceof Readable) body.destroy();
+    if (!NO_BODY_STATUS(status) && headers['content-length'] === undefined) headers['content-length'] = 0;
+    if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
+    res.writeHead(status, headers);
+    res.end();
+    ex.rt.finish(ex, status);
+    return;
+  }
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
+    res.writeHead(status, headers);
+    if (ex.isHead) res.end();
+    else res.end(body);
+    ex.rt.finish(ex, status);
+    return;
+  }
+  return sendStream(ex, response, body);
+}
+
+function sendStream(ex: Exchange, response: Response, body: Readable): Step {
+  const res = ex.rawResponse;
+  if (ex.rt.state.closing) response.headers.connection = 'close';
+  if (ex.trace !== undefined) response.headers['x-pipeline-trace'] = ex.trace.join(', ');
+  res.writeHead(response.status, response.headers);
+  if (ex.isHead) {
+    body.destroy();
+    res.end();
+    ex.rt.finish(ex, response.status);
+    return;
+  }
+  return new Promise<void>((resolve) => {
+    // pipeline() destroys the source when the client goes away, so producers stop (backpressure too).
+    pipeline(body, res, (err) => {
+      if (err !== undefined && err !== null) {
+        if (!res.destroyed) res.destroy(err);
+        if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') ex.rt.logError(err, ex);
+      }
+      ex.rt.finish(ex, response.status);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,56 @@
+import { classMeta, methodMeta } from '../core/metadata.js';
+
+type ClassOrMethod = (target: object, propertyKey?: string | symbol) => void;
+
+function onClassOrMethod(apply: (m: { path?: string; produces?: string[]; consumes?: string[] }) => void): ClassOrMethod {
+  return (target, propertyKey) => {
+    if (propertyKey === undefined) apply(classMeta(target));
+    else apply(methodMeta((target as { constructor: object }).constructor, String(propertyKey)));
+  };
+}
+
+/**
+ * Path template of a resource class or method: literal segments, `{name}` (one segment) or
+ * `{name: regex}`. Method paths are appended to the class path.
+ */
+export function Path(template: string): ClassDecorator & MethodDecorator {
+  return onClassOrMethod((m) => { m.path = template; }) as ClassDecorator & MethodDecorator;
+}
+
+/** Media types a class or method can produce, in server preference order; `;qs=` sets server quality. */
+export function Produces(...mediaTypes: string[]): ClassDecorator & MethodDecorator {
+  return onClassOrMethod((m) => { m.produces = mediaTypes; }) as ClassDecorator & MethodDecorator;
+}
+
+/** Media types a class or method accepts as request body (415 otherwise). */
+export function Consumes(...mediaTypes: string[]): ClassDecorator & MethodDecorator {
+  return onClassOrMethod((m) => { m.consumes = mediaTypes; }) as ClassDecorator & MethodDecorator;
+}
+
+/** Designates a resource method for an HTTP method (JAX-RS `@HttpMethod`); optional sub-path. */
+export function HttpMethod(method: string, path?: string): MethodDecorator {
+  return (target, propertyKey) => {
+    const m = methodMeta((target as { constructor: object }).constructor, String(propertyKey));
+    m.httpMethods.push(method.toUpperCase());
+    if (path !== undefined) m.path = path;
+  };
+}
+
+/** `GET`; the optional argument is a sub-path, same as a separate `@Path`. */
+export const GET = (path?: string): MethodDecorator => HttpMethod('GET', path);
+export const POST = (path?: string): MethodDecorator => HttpMethod('POST', path);
+export const PUT = (path?: string): MethodDecorator => HttpMethod('PUT', path);
+export const PATCH = (path?: string): MethodDecorator => HttpMethod('PATCH', path);
+export const DELETE = (path?: string): MethodDecorator => HttpMethod('DELETE', path);
+export const HEAD = (path?: string): MethodDecorator => HttpMethod('HEAD', path);
+export const OPTIONS = (path?: string): MethodDecorator => HttpMethod('OPTIONS', path);
+
+/** Resource lifecycle: one instance per request (JAX-RS default) instead of a shared singleton. */
+export function RequestScoped(): ClassDecorator {
+  return (target) => { classMeta(target).scope = 'request'; };
+}
+
+/** Resource lifecycle: one shared instance (this library's default; see README). */
+export function Singleton(): ClassDecorator {
+  return (target) => { classMeta(target).scope = 'singleton'; };
+}

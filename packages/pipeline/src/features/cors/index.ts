@@ -1,0 +1,3 @@
+export { CorsFilter } from './cors-filter.js';
+export type { CorsOptions } from './cors-filter.js';
+export { appendVary } from './vary.js';

@@ -1,0 +1,29 @@
+import type { Feature, FeatureContext } from '../../core/providers.js';
+import { GzipReaderInterceptor, type GzipReaderOptions } from './gzip-reader-interceptor.js';
+import { GzipWriterInterceptor, type GzipWriterOptions } from './gzip-writer-interceptor.js';
+
+/** Options of {@link GzipFeature}: those of both interceptors. */
+export type GzipFeatureOptions = GzipWriterOptions & GzipReaderOptions;
+
+/**
+ * gzip in both directions: registers a {@link GzipWriterInterceptor} (compresses responses) and
+ * a {@link GzipReaderInterceptor} (decodes `Content-Encoding: gzip` requests, bomb-safe).
+ * Options are validated here, when the application is built.
+ *
+ * @example
+ * new Application({ features: [new GzipFeature({ threshold: 2048, maxDecodedBytes: 1 << 22 })] });
+ */
+export class GzipFeature implements Feature {
+  private readonly writer: GzipWriterInterceptor;
+  private readonly reader: GzipReaderInterceptor;
+
+  constructor(options: GzipFeatureOptions = {}) {
+    const { threshold, level, mediaTypes, maxDecodedBytes } = options;
+    this.writer = new GzipWriterInterceptor({ threshold, level, mediaTypes });
+    this.reader = new GzipReaderInterceptor({ maxDecodedBytes });
+  }
+
+  setup(context: FeatureContext): void {
+    context.register(this.writer).register(this.reader);
+  }
+}

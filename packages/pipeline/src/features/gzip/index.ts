@@ -1,0 +1,7 @@
+export { acceptsGzip } from './accept-encoding.js';
+export { GzipFeature } from './gzip-feature.js';
+export type { GzipFeatureOptions } from './gzip-feature.js';
+export { GzipErrorCode, GzipReaderInterceptor, gunzipBody } from './gzip-reader-interceptor.js';
+export type { GzipReaderOptions } from './gzip-reader-interceptor.js';
+export { GzipWriterInterceptor, isCompressibleMediaType } from './gzip-writer-interceptor.js';
+export type { GzipWriterOptions } from './gzip-writer-interceptor.js';

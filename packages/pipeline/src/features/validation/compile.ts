@@ -1,0 +1,211 @@
+import type { Constructor, TypeToken } from '../../core/providers.js';
+import { ownRules, type ConstraintDef } from './constraints.js';
+
+/** One failed constraint. `field` is a path such as `address.city` or `items[2].quantity`; '' is the entity itself. */
+export interface Violation {
+  readonly field: string;
+  readonly message: string;
+  /** The rejected value, only when it is a scalar short enough to echo (strings up to 256 chars). */
+  readonly value?: unknown;
+}
+
+/** A compiled validator: returns every violation, in field order (empty when the value is valid). */
+export type Validator = (value: unknown) => Violation[];
+
+/** Deepest nesting of `Valid()` objects checked; deeper values get one violation instead of recursion. */
+export const MAX_VALIDATION_DEPTH = 64;
+
+interface CompiledNested {
+  /** `either` when the declared type is unknown (no `design:type`): decided by the value's shape. */
+  readonly mode: 'object' | 'array' | 'either';
+  readonly type: CompiledType;
+}
+interface CompiledField {
+  readonly key: string;
+  readonly constraints: readonly ConstraintDef[];
+  readonly nested: CompiledNested | undefined;
+}
+interface CompiledType {
+  fields: readonly CompiledField[];
+}
+
+// Committed only after a whole compile succeeds, so a start-up error never leaves half-built entries.
+const compiledTypes = new WeakMap<object, CompiledType>();
+const validators = new WeakMap<object, Validator | null>();
+
+/**
+ * Compiles the constraints of `type` (own and inherited) into one validator. Call it once per
+ * entity type at start-up; `undefined` means the type has no constraints, so the request path can
+ * skip validation entirely. Throws a TypeError for a `Valid()` whose nested type cannot be known.
+ * @example
+ * const validate = compileValidator(CreateUser);
+ * const violations = validate?.(body) ?? [];
+ */
+export function compileValidator(type: TypeToken): Validator | undefined {
+  if (typeof type !== 'function') return undefined;
+  const cached = validators.get(type);
+  if (cached !== undefined) return cached ?? undefined;
+  const session = new Map<object, CompiledType>();
+  const ct = compileType(type, session);
+  for (const [ctor, compiled] of session) compiledTypes.set(ctor, compiled);
+  const validator: Validator | null = ct.fields.length === 0 ? null : (value) => validateRoot(ct, value);
+  validators.set(type, validator);
+  return validator ?? undefined;
+}
+
+function compileType(ctor: Function, session: Map<object, CompiledType>): CompiledType {
+  const known = compiledTypes.get(ctor) ?? session.get(ctor);
+  if (known !== undefined) return known;
+  // Registered before the fields are built so self-referencing types (Person.friend) resolve.
+  const ct: CompiledType = { fields: [] };
+  session.set(ctor, ct);
+
+  const chain: Function[] = [];
+  for (let c: unknown = ctor; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    chain.unshift(c);
+  }
+  // Base classes first: inherited fields come first and constraints add up (Bean Validation §5.6.5).
+  const merged = new Map<string, { constraints: ConstraintDef[]; explicit?: Constructor; owner?: Function }>();
+  for (const c of chain) {
+    for (const [key, rules] of ownRules(c) ?? []) {
+      let m = merged.get(key);
+      if (m === undefined) {
+        m = { constraints: [] };
+        merged.set(key, m);
+      }
+      m.constraints.push(...rules.constraints);
+      if (rules.nested !== undefined) {
+        m.explicit = rules.nested.explicit;
+        m.owner = c;
+      }
+    }
+  }
+
+  const fields: CompiledField[] = [];
+  for (const [key, m] of merged) {
+    const nested = m.owner === undefined ? undefined : resolveNested(m.owner, key, m.explicit, session);
+    fields.push({ key, constraints: m.constraints, nested });
+  }
+  ct.fields = fields;
+  return ct;
+}
+
+const NOT_NESTABLE = new Set<unknown>([Object, String, Number, Boolean, BigInt, Symbol, Function, Date, Map, Set, Promise]);
+
+function resolveNested(owner: Function, key: string, explicit: Constructor | undefined, session: Map<object, CompiledType>): CompiledNested {
+  const where = `@Valid() on ${owner.name}.${key}`;
+  const declared: unknown = typeof Reflect.getMetadata === 'function'
+    ? Reflect.getMetadata('design:type', owner.prototype as object, key)
+    : undefined;
+  if (declared === Array) {
+    if (explicit === undefined) throw new TypeError(`${where}: an array property needs Valid(ElementType)`);
+    return { mode: 'array', type: compileType(explicit, session) };
+  }
+  if (explicit !== undefined) {
+    if (declared !== undefined && declared !== Object && NOT_NESTABLE.has(declared)) {
+      throw new TypeError(`${where}: the property is declared as ${(declared as Function).name}, not an object`);
+    }
+    // Without metadata (or for interface/union types, emitted as Object) the shape decides at run time.
+    const mode = declared === undefined || declared === Object ? 'either' : 'object';
+    return { mode, type: compileType(explicit, session) };
+  }
+  if (typeof declared !== 'function' || NOT_NESTABLE.has(declared)) {
+    throw new TypeError(`${where}: cannot tell the nested class from the declared type; use Valid(Type)`);
+  }
+  return { mode: 'object', type: compileType(declared, session) };
+}
+
+function validateRoot(ct: CompiledType, value: unknown): Violation[] {
+  const out: Violation[] = [];
+  if (!isObject(value)) out.push(violation('', 'must be an object', value));
+  else validateObject(ct, value, '', 0, out);
+  return out;
+}
+
+function validateObject(ct: CompiledType, obj: object, path: string, depth: number, out: Violation[]): void {
+  // Plain (JSON) objects: read own keys only, so `toString`/`constructor` or a polluted prototype
+  // never stand in for a missing field. Class instances keep normal reads (prototype getters).
+  const proto: unknown = Object.getPrototypeOf(obj);
+  const ownOnly = proto === Object.prototype || proto === null;
+  const record = obj as Record<string, unknown>;
+  const fields = ct.fields;
+  for (let i = 0; i < fields.length; i++) {
+    const f = fields[i]!;
+    const v = !ownOnly || Object.hasOwn(record, f.key) ? record[f.key] : undefined;
+    const cs = f.constraints;
+    const start = out.length;
+    // A nested value of the wrong shape gets one precise message from validateNested ("must be an
+    // array") instead of an extra, vaguer type message from Size ("must be a string or an array").
+    const shapeReported = f.nested !== undefined && v !== undefined && v !== null && !shapeFits(f.nested, v);
+    for (let j = 0; j < cs.length; j++) {
+      const c = cs[j]!;
+      let message: string;
+      if (v === undefined || v === null) {
+        if (c.nullPasses || c.isValid(v)) continue;
+        message = c.message;
+      } else if (c.accepts !== undefined && !c.accepts(v)) {
+        message = c.typeMessage;
+        // Min + Max + IsInt on a string would say "must be a finite number" three times.
+        if (shapeReported || hasMessage(out, start, message)) continue;
+      } else if (c.isValid(v)) {
+        continue;
+      } else {
+        message = c.message;
+      }
+      out.push(violation(join(path, f.key), message, v));
+    }
+    if (f.nested !== undefined && v !== undefined && v !== null) {
+      validateNested(f.nested, v, join(path, f.key), depth, out);
+    }
+  }
+}
+
+function validateNested(n: CompiledNested, v: unknown, path: string, depth: number, out: Violation[]): void {
+  // Recursion is bounded here; JSON cannot make cycles, but it can nest 100 000 levels deep.
+  if (depth + 1 > MAX_VALIDATION_DEPTH) {
+    out.push(violation(path, `must not be nested more than ${MAX_VALIDATION_DEPTH} levels deep`, undefined));
+    return;
+  }
+  if (Array.isArray(v)) {
+    if (n.mode === 'object') {
+      out.push(violation(path, 'must be an object', v));
+      return;
+    }
+    for (let i = 0; i < v.length; i++) {
+      const e: unknown = v[i];
+      const ep = `${path}[${i}]`;
+      if (isObject(e)) validateObject(n.type, e, ep, depth + 1, out);
+      else out.push(violation(ep, 'must be an object', e));
+    }
+  } else if (n.mode === 'array') {
+    out.push(violation(path, 'must be an array', v));
+  } else if (isObject(v)) {
+    validateObject(n.type, v, path, depth + 1, out);
+  } else {
+    out.push(violation(path, 'must be an object', v));
+  }
+}
+
+function shapeFits(n: CompiledNested, v: unknown): boolean {
+  return Array.isArray(v) ? n.mode !== 'object' : n.mode !== 'array' && isObject(v);
+}
+
+function isObject(v: unknown): v is object {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function join(path: string, key: string): string {
+  return path === '' ? key : `${path}.${key}`;
+}
+
+function hasMessage(out: readonly Violation[], start: number, message: string): boolean {
+  for (let k = start; k < out.length; k++) if (out[k]!.message === message) return true;
+  return false;
+}
+
+function violation(field: string, message: string, value: unknown): Violation {
+  // Echo only small scalars: objects may be huge, bigints break JSON.stringify in error writers.
+  const echo = value === null || typeof value === 'number' || typeof value === 'boolean'
+    || (typeof value === 'string' && value.length <= 256);
+  return echo ? { field, message, value } : { field, message };
+}

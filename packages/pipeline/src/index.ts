@@ -1,0 +1,51 @@
+/**
+ * @jaxrs-node/pipeline: a JAX-RS-style request pipeline on node:http.
+ * The public surface, by name (STYLE.md §2). Testing helpers live in `@jaxrs-node/pipeline/testing`.
+ */
+import 'reflect-metadata';
+
+export { Application, defaultErrorBody } from './core/application.js';
+export type { ApplicationOptions } from './core/application.js';
+export type { RegistrationOptions } from './core/build.js';
+export { DEFAULT_LIMITS } from './core/defaults.js';
+export type { PipelineLimits } from './core/defaults.js';
+export { CHANNEL_NAMES } from './core/diagnostics.js';
+export * from './core/errors.js';
+export type { InjectRequest, InjectResponse } from './core/inject.js';
+export { injectRequest } from './core/inject.js';
+export {
+  APPLICATION_FORM_URLENCODED, APPLICATION_JSON, APPLICATION_OCTET_STREAM, APPLICATION_XML, MULTIPART_FORM_DATA,
+  TEXT_PLAIN, WILDCARD, isCompatible, mediaTypeString, negotiate, parseAccept, parseMediaType,
+} from './core/media-type.js';
+export type { MediaType } from './core/media-type.js';
+export { HttpHeaders } from './core/params.js';
+export { DEFAULT_PRIORITY, Priorities } from './core/priorities.js';
+export type {
+  Body, Constructor, ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter, ContextResolver,
+  DynamicFeature, ExceptionMapper, Feature, FeatureContext, MessageBodyReader, MessageBodyWriter, ParamConverter,
+  ParamConverterProvider, ParamInfo, ReadContext, ReaderInterceptor, ReaderInterceptorContext, TypeToken,
+  WriteContext, WriterInterceptor, WriterInterceptorContext,
+} from './core/providers.js';
+export { ContainerRequestContext } from './core/request-context.js';
+export { ResourceInfo } from './core/resource-info.js';
+export { Response, ResponseBuilder } from './core/response.js';
+export type { OutgoingHeaders } from './core/response.js';
+export type { ErrorBodyFactory, ErrorLogger } from './core/runtime.js';
+export { ANONYMOUS, SecurityContext } from './core/security-context.js';
+export type { Principal } from './core/security-context.js';
+export { UriInfo } from './core/uri-info.js';
+
+export { NameBinding } from './decorators/binding.js';
+export type { NameBindingDecorator } from './decorators/binding.js';
+export { Context, CookieParam, DefaultValue, Entity, FormParam, HeaderParam, PathParam, QueryParam } from './decorators/params.js';
+export type { ParamOptions } from './decorators/params.js';
+export { MapsError, PreMatching, Priority, Provider, ResolvesContext } from './decorators/provider.js';
+export {
+  Consumes, DELETE, GET, HEAD, HttpMethod, OPTIONS, PATCH, POST, PUT, Path, Produces, RequestScoped, Singleton,
+} from './decorators/resource.js';
+
+export * from './providers/index.js';
+export * from './features/validation/index.js';
+export * from './features/security/index.js';
+export * from './features/gzip/index.js';
+export * from './features/cors/index.js';

@@ -1,0 +1,79 @@
+import { BodyErrorCode } from './body-errors.js';
+
+/**
+ * Guards for parsed request JSON (HARDENING.md "Bodies"). Both functions are iterative: a
+ * 100 000-deep document must be answered with 400, not a `RangeError` from a recursive walk.
+ */
+
+/**
+ * Does the JSON text nest arrays/objects deeper than `maxDepth`? Scans characters (strings and
+ * their escapes skipped) BEFORE `JSON.parse`, so a hostile document is refused before V8 builds
+ * half a million nested arrays. Invalid JSON may give any answer: `JSON.parse` rejects it anyway.
+ */
+export function exceedsDepth(text: string, maxDepth: number): boolean {
+  const n = text.length;
+  // Valid JSON nested d deep has at least 2d bracket characters: short texts cannot exceed.
+  if (n <= 2 * maxDepth) return false;
+  let depth = 0;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 34) { // '"': skip to the closing quote, stepping over escapes
+      for (i++; i < n; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 92) i++;
+        else if (d === 34) break;
+      }
+    } else if (c === 91 || c === 123) { // '[' '{'
+      if (++depth > maxDepth) return true;
+    } else if (c === 93 || c === 125) { // ']' '}'
+      depth--;
+    }
+  }
+  return false;
+}
+
+/**
+ * Finds what must not reach application code in a `JSON.parse` result:
+ * - an own `__proto__` key (`JSON.parse` keeps it as a plain key; `Object.assign` or a deep merge
+ *   then swaps or pollutes prototypes);
+ * - a `constructor` key holding an object with a `prototype` key (the `constructor.prototype`
+ *   pollution path, as rejected by Fastify's secure-json-parse);
+ * - a number that overflowed to ±Infinity (`1e400`, or 309+ digit integers).
+ * Keys are checked after JSON unescaping, so `"\u005f_proto__"` is caught too.
+ * @returns the matching {@link BodyErrorCode}, or undefined when the value is safe.
+ */
+export function findUnsafeJson(root: unknown): BodyErrorCode | undefined {
+  if (typeof root !== 'object' || root === null) {
+    return typeof root === 'number' && !Number.isFinite(root) ? BodyErrorCode.NonFiniteNumber : undefined;
+  }
+  // An explicit stack instead of recursion: depth is bounded by the caller, width by the body limit.
+  const stack: object[] = [root];
+  while (stack.length > 0) {
+    const node = stack.pop() as object;
+    if (Array.isArray(node)) {
+      for (let i = 0; i < node.length; i++) {
+        const v: unknown = node[i];
+        if (typeof v === 'object') {
+          if (v !== null) stack.push(v);
+        } else if (typeof v === 'number' && !Number.isFinite(v)) {
+          return BodyErrorCode.NonFiniteNumber;
+        }
+      }
+      continue;
+    }
+    const obj = node as Record<string, unknown>;
+    // for-in: JSON.parse objects have only own enumerable keys, and V8's enum cache makes it cheap.
+    for (const key in obj) {
+      if (key === '__proto__') return BodyErrorCode.ForbiddenKey; // read before obj[key]: that getter is the prototype
+      const v = obj[key];
+      if (typeof v === 'object') {
+        if (v === null) continue;
+        if (key === 'constructor' && Object.hasOwn(v, 'prototype')) return BodyErrorCode.ForbiddenKey;
+        stack.push(v);
+      } else if (typeof v === 'number' && !Number.isFinite(v)) {
+        return BodyErrorCode.NonFiniteNumber;
+      }
+    }
+  }
+  return undefined;
+}

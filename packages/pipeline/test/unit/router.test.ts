@@ -1,0 +1,228 @@
+import { describe, expect, it } from 'vitest';
+import { Router, compareTemplates, compileTemplate, joinPaths } from '../../src/core/router.js';
+
+function router(...templates: string[]): Router<string> {
+  const r = new Router<string>();
+  for (const t of templates) r.add(t, t);
+  r.freeze();
+  return r;
+}
+/** The first value of the matching bucket, or undefined for no match. */
+const winner = (r: Router<string>, path: string): string | undefined => r.match(path)?.values[0];
+
+describe('joinPaths', () => {
+  it('joins with single slashes and drops empty or missing parts', () => {
+    expect(joinPaths('/api/', '/users/{id}')).toBe('/api/users/{id}');
+    expect(joinPaths('api', undefined, '', 'x/')).toBe('/api/x');
+    expect(joinPaths('//a//', '//b')).toBe('/a/b');
+    expect(joinPaths()).toBe('/');
+    expect(joinPaths('/', '/')).toBe('/');
+  });
+});
+
+describe('compileTemplate', () => {
+  it('normalises the template: leading slash, no trailing or doubled slashes, root is /', () => {
+    expect(compileTemplate('users/').template).toBe('/users');
+    expect(compileTemplate('//a//b//').template).toBe('/a/b');
+    expect(compileTemplate('/a/{x}/').template).toBe('/a/{x}');
+    expect(compileTemplate('{x}').template).toBe('/{x}');
+    expect(compileTemplate('').template).toBe('/');
+    expect(compileTemplate('/').template).toBe('/');
+    expect(compileTemplate('/a/{ id : \\d+ }').template).toBe('/a/{id: \\d+}');
+  });
+
+  it('computes the JAX-RS sort keys', () => {
+    expect(compileTemplate('/users/{id}')).toMatchObject({ literalChars: 7, groups: 1, customGroups: 0, isLiteral: false, names: ['id'] });
+    expect(compileTemplate('/users/{id: \\d+}/x/{y}')).toMatchObject({ literalChars: 10, groups: 2, customGroups: 1 });
+    expect(compileTemplate('/users/search')).toMatchObject({ literalChars: 13, groups: 0, isLiteral: true });
+    expect(compileTemplate('/a/{x: [^/]+}').customGroups).toBe(0); // the default regex spelled out
+  });
+
+  it('tolerates exactly one trailing slash', () => {
+    const { regex } = compileTemplate('/users/{id}');
+    expect(regex.test('/users/1')).toBe(true);
+    expect(regex.test('/users/1/')).toBe(true);
+    expect(regex.test('/users/1//')).toBe(false);
+    expect(regex.test('/users/1/x')).toBe(false);
+  });
+
+  it('accepts regexes containing balanced braces, escapes and their own groups', () => {
+    const t = compileTemplate('/n/{id: [0-9]{1,5}}/{rest: (a|b)\\}?}');
+    expect(t.names).toEqual(['id', 'rest']);
+    expect(t.regex.test('/n/12345/a}')).toBe(true);
+    expect(t.regex.test('/n/123456/a')).toBe(false);
+  });
+
+  it('escapes regex metacharacters and URI-encodes literal text', () => {
+    const dot = compileTemplate('/file.json');
+    expect(dot.regex.test('/file.json')).toBe(true);
+    expect(dot.regex.test('/fileXjson')).toBe(false);
+    const space = compileTemplate('/a b/ü');
+    expect(space.regex.test('/a%20b/%C3%BC')).toBe(true);
+    expect(space.regex.test('/a%20b/%c3%bc')).toBe(true); // hex digits are case-insensitive
+    expect(space.literalChars).toBe('/a%20b/%C3%BC'.length);
+  });
+
+  it.each([
+    ['/a/{id', /unbalanced '\{'/],
+    ['/a/id}', /unbalanced '\}'/],
+    ['/a/{}', /bad variable name/],
+    ['/a/{1x}', /bad variable name/],
+    ['/a/{__proto__}', /bad variable name/],
+    ['/a/{x y}', /bad variable name/],
+    ['/a/{x:}', /empty regex/],
+    ['/a/{x: [}', /Invalid path template/],
+    ['/a/{x: (}', /Invalid path template/],
+    ['/a/{x}/{x}', /duplicate variable/],
+    ['/a%zz', /bad percent-encoding/],
+  ])('rejects %j at start-up with the template in the message', (template, message) => {
+    expect(() => compileTemplate(template)).toThrow(message);
+    expect(() => compileTemplate(template)).toThrow(template);
+  });
+});
+
+describe('compareTemplates (JAX-RS 3.7.2 order)', () => {
+  const sorted = (...ts: string[]): string[] => ts.map(compileTemplate).sort(compareTemplates).map((t) => t.template);
+
+  it('puts more literal characters first', () => {
+    expect(sorted('/users/{id}', '/users/search')).toEqual(['/users/search', '/users/{id}']);
+  });
+
+  it('then more groups, then more custom-regex groups, then the template string', () => {
+    expect(sorted('/a/{x}', '/a/{x}{y}')).toEqual(['/a/{x}{y}', '/a/{x}']);
+    expect(sorted('/users/{name}', '/users/{id: \\d+}')).toEqual(['/users/{id: \\d+}', '/users/{name}']);
+    expect(sorted('/b/{x}', '/a/{x}')).toEqual(['/a/{x}', '/b/{x}']);
+  });
+});
+
+describe('Router', () => {
+  it('prefers a literal over a variable segment, and a custom regex over the default', () => {
+    const r = router('/users/{name}', '/users/{id: \\d+}', '/users/search');
+    expect(winner(r, '/users/search')).toBe('/users/search');
+    expect(winner(r, '/users/42')).toBe('/users/{id: \\d+}');
+    expect(winner(r, '/users/bob')).toBe('/users/{name}');
+    expect(r.match('/users/42')?.params).toEqual({ id: '42' });
+    expect(r.templates.map((t) => t.template)).toEqual(['/users/search', '/users/{id: \\d+}', '/users/{name}']);
+  });
+
+  it('extracts and decodes parameters; + is not a space in paths', () => {
+    const r = router('/users/{id}/books/{isbn}');
+    expect(r.match('/users/a%20b/books/x+y%2Fz')?.params).toEqual({ id: 'a b', isbn: 'x+y/z' });
+  });
+
+  it('throws URIError for a malformed escape in a parameter', () => {
+    const r = router('/users/{id}');
+    expect(() => r.match('/users/%E0%A4%A')).toThrow(URIError);
+    expect(() => r.match('/users/%zz')).toThrow(URIError);
+  });
+
+  it('matches with or without one trailing slash, on both paths', () => {
+    const r = router('/users', '/users/{id}');
+    for (const p of ['/users', '/users/']) expect(winner(r, p)).toBe('/users');
+    expect(winner(r, '/users//')).toBeUndefined();
+    expect(r.match('/users/7/')?.params).toEqual({ id: '7' });
+  });
+
+  it('handles the root path and the empty path', () => {
+    const r = router('/', '/{x}');
+    expect(winner(r, '/')).toBe('/');
+    expect(winner(r, '')).toBe('/');
+    expect(winner(r, '/a')).toBe('/{x}');
+    expect(router('/a').match('/')).toBeUndefined();
+  });
+
+  it('returns undefined when nothing matches', () => {
+    const r = router('/users/{id}');
+    expect(r.match('/users')).toBeUndefined();
+    expect(r.match('/users/1/2')).toBeUndefined();
+    expect(r.match('/other/1')).toBeUndefined();
+  });
+
+  it('shares a bucket between equivalent templates, keeping registration order and all names', () => {
+    const r = new Router<string>();
+    r.add('/users/{id}', 'get');
+    r.add('users/{userId}/', 'put');
+    r.add('/users/{id}', 'delete');
+    r.freeze();
+    const m = r.match('/users/5');
+    expect(m?.values).toEqual(['get', 'put', 'delete']);
+    expect(m?.params).toEqual({ id: '5', userId: '5' });
+    expect(m?.template.template).toBe('/users/{id}');
+    expect(r.templates).toHaveLength(1);
+  });
+
+  it('refuses equivalent templates that bind a name to different positions', () => {
+    const r = new Router<string>();
+    r.add('/{a}/{b}', 'x');
+    expect(() => r.add('/{b}/{a}', 'y')).toThrow(/equivalent/);
+  });
+
+  it('reads parameters by position even when a user regex has its own groups', () => {
+    const r = router('/v/{ver: (\\d+)\\.(\\d+)}/{name}');
+    expect(r.match('/v/1.2/x')?.params).toEqual({ ver: '1.2', name: 'x' });
+  });
+
+  it('matches literal templates that need encoding, with either hex case', () => {
+    const r = router('/a b', '/{x}');
+    expect(winner(r, '/a%20b')).toBe('/a b');
+    expect(winner(r, '/a%20b/')).toBe('/a b');
+    expect(winner(r, '/c%20d')).toBe('/{x}');
+    const u = router('/ü', '/{x}');
+    expect(winner(u, '/%c3%bc')).toBe('/ü');
+  });
+
+  it('lets a custom-regex template outrank a literal when JAX-RS order says so', () => {
+    // '/ab{x: .*}' has as many literal characters as '/ab' and one more group, so it sorts first
+    // and matches '/ab' (x = ''): the literal fast path must step aside.
+    const r = router('/ab', '/ab{x: .*}');
+    expect(winner(r, '/ab')).toBe('/ab{x: .*}');
+    expect(r.match('/ab')?.params).toEqual({ x: '' });
+    // '/ab/{x: .*}' has more literal characters and matches '/ab/' but not '/ab'.
+    const s = router('/ab', '/ab/{x: .*}');
+    expect(winner(s, '/ab')).toBe('/ab');
+    expect(winner(s, '/ab/')).toBe('/ab/{x: .*}');
+  });
+
+  it('catch-all regexes may span segments', () => {
+    const r = router('/files/{path: .+}', '/files/special');
+    expect(r.match('/files/a/b/c.txt')?.params).toEqual({ path: 'a/b/c.txt' });
+    expect(winner(r, '/files/special')).toBe('/files/special');
+  });
+
+  it('returns a fresh params object for every match', () => {
+    const r = router('/a', '/b/{x}');
+    const m1 = r.match('/a');
+    const m2 = r.match('/a');
+    expect(m1?.params).not.toBe(m2?.params);
+    expect(r.match('/b/1')?.params).not.toBe(r.match('/b/1')?.params);
+  });
+
+  it('enforces freeze: no add after, no match before', () => {
+    const r = new Router<string>();
+    r.add('/a', 'a');
+    expect(() => r.match('/a')).toThrow(/freeze/);
+    r.freeze();
+    expect(() => r.add('/b', 'b')).toThrow(/frozen/);
+  });
+
+  it('routes many templates correctly in JAX-RS order', () => {
+    const r = new Router<string>();
+    const n = 500;
+    for (let i = 0; i < n; i++) {
+      r.add(`/r${i}`, `lit${i}`);
+      r.add(`/r${i}/{id}`, `var${i}`);
+      r.add(`/r${i}/{id: \\d+}`, `num${i}`);
+      r.add(`/r${i}/{id}/items/{item}`, `item${i}`);
+    }
+    r.freeze();
+    expect(r.templates).toHaveLength(4 * n);
+    for (let i = 0; i < n; i += 7) {
+      expect(winner(r, `/r${i}`)).toBe(`lit${i}`);
+      expect(winner(r, `/r${i}/`)).toBe(`lit${i}`);
+      expect(winner(r, `/r${i}/abc`)).toBe(`var${i}`);
+      expect(winner(r, `/r${i}/123`)).toBe(`num${i}`);
+      expect(r.match(`/r${i}/x/items/y`)).toMatchObject({ values: [`item${i}`], params: { id: 'x', item: 'y' } });
+    }
+    expect(r.match('/r99999')).toBeUndefined();
+  });
+});

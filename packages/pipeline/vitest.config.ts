@@ -1,0 +1,9 @@
+import { defineProject } from 'vitest/config';
+
+export default defineProject({
+  test: {
+    name: 'pipeline',
+    include: ['test/**/*.test.ts'],
+    testTimeout: 20_000,
+  },
+});
