@@ -84,7 +84,7 @@ function invoke(ex: Exchange): Step {
       return call(ex, route, resolveArgs(ex, route));
     }
     // VALIDATION slot: after every request filter and the reader, before the method.
-    if (entity.validate !== undefined) {
+    if (entity.validate !== undefined && value !== undefined) {
       if (ex.trace !== undefined) ex.trace.push('validation');
       entity.validate(value);
     }

@@ -358,7 +358,7 @@ function select(accept: readonly MediaType[], produces: readonly MediaType[]): M
       if (r.q <= 0) continue;
       const d = 2 - specificity(p); // r is concrete: only p's wildcards are bridged
       if (r.q > bestQ || (r.q === bestQ && (p.q > bestQs || (p.q === bestQs && d < bestD)))) {
-        best = p.params === EMPTY_PARAMS ? a : make(a.type, a.subtype, { ...a.params, ...p.params }, p.q);
+        best = p.params === EMPTY_PARAMS ? a : make(a.type, a.subtype, Object.freeze({ ...a.params, ...p.params }), p.q);
         bestQ = r.q; bestQs = p.q; bestD = d;
       }
     }

@@ -1,7 +1,8 @@
 /**
  * Path templates and the route table (Jakarta REST 3.1 §3.7.2-3.7.3). Templates are compiled
- * and sorted once at start-up; `match` does one Map lookup for literal paths, otherwise walks
- * the pre-sorted buckets with a cheap prefix check before each regex.
+ * and sorted once at start-up; `match` does one Map lookup for literal paths, otherwise runs
+ * the regexes of the pre-sorted buckets (only those sharing the path's first segment, in big
+ * tables) until one matches.
  */
 
 /** A compiled `@Path` template. */
@@ -101,6 +102,8 @@ function hexClass(d: string): string {
 
 function countGroups(re: string, template: string): number {
   try {
+    // Alone first: `a)|(b` is only valid once wrapped, and would then escape its group.
+    new RegExp(re);
     // An empty alternative always matches, so the result length is 1 + the number of groups.
     return (new RegExp(`(?:${re})|`).exec('') as RegExpExecArray).length - 1;
   } catch (e) {
@@ -312,28 +315,45 @@ export class Router<T> {
   match(path: string): RouteMatch<T> | undefined {
     if (!this.frozen) throw new Error('Router.match() called before freeze()');
     const p = path.length === 0 ? '/' : path;
-    const last = p.length - 1;
-    const lit = this.literals.get(last > 0 && p.charCodeAt(last) === 47 ? p.slice(0, last) : p);
+    const lit = this.literals.get(literalKey(p));
     if (lit !== undefined) return { values: lit.values, params: {}, template: lit.tpl };
-    let list = this.anySegment;
-    if (this.bySegment.size !== 0) {
-      const end = p.indexOf('/', 1);
-      list = this.bySegment.get(end < 0 ? p.slice(1) : p.slice(1, end)) ?? list;
-    }
     // No startsWith(prefix) pre-check: measured on Node 20, a failing anchored regex costs about
     // the same (~18 ns) as startsWith with an offset, and V8's regex beat a hand-written matcher.
-    for (const b of list) {
+    for (const b of this.scanList(p)) {
       const m = b.regex.exec(p);
-      if (m === null) continue;
-      const params: Record<string, string> = {};
-      const { names, indices } = b;
-      for (let i = 0; i < names.length; i++) {
-        const raw = m[indices[i] as number] ?? '';
-        params[names[i] as string] = raw.indexOf('%') < 0 ? raw : decodeURIComponent(raw);
-      }
-      return { values: b.values, params, template: b.tpl };
+      if (m !== null) return found(b, m);
     }
     return undefined;
+  }
+
+  /**
+   * Every bucket matching `path`, most specific first (the first is {@link match}'s answer).
+   * Strict JAX-RS (§3.7.2 step 2) only looks at the first; a caller wanting RESTEasy-style
+   * "wider" matching (a later template supplying the method the first lacks, and a 405 `Allow`
+   * listing all of them) calls this when the first bucket has no method for the request.
+   * Allocates and runs every candidate regex: keep it off the normal path.
+   * @throws URIError as {@link match} does.
+   */
+  matchAll(path: string): RouteMatch<T>[] {
+    if (!this.frozen) throw new Error('Router.matchAll() called before freeze()');
+    const p = path.length === 0 ? '/' : path;
+    const out: RouteMatch<T>[] = [];
+    // A Map hit is first by the proof in freeze(); only its own %XX twin can repeat it below.
+    const lit = this.literals.get(literalKey(p));
+    if (lit !== undefined) out.push({ values: lit.values, params: {}, template: lit.tpl });
+    for (const b of this.scanList(p)) {
+      if (b === lit) continue;
+      const m = b.regex.exec(p);
+      if (m !== null) out.push(found(b, m));
+    }
+    return out;
+  }
+
+  /** The buckets a path can match, in order (see {@link index}). */
+  private scanList(p: string): readonly Bucket<T>[] {
+    if (this.bySegment.size === 0) return this.anySegment;
+    const end = p.indexOf('/', 1);
+    return this.bySegment.get(end < 0 ? p.slice(1) : p.slice(1, end)) ?? this.anySegment;
   }
 
   /**
@@ -345,17 +365,41 @@ export class Router<T> {
   private index(scan: readonly Bucket<T>[]): void {
     this.anySegment = scan;
     if (scan.length <= INDEX_THRESHOLD) return;
-    const segmentOf = (b: Bucket<T>): string | undefined => {
+    const segments = scan.map((b) => {
       const end = b.prefix.indexOf('/', 1);
       if (end >= 0) return b.prefix.slice(1, end);
       return b.tpl.isLiteral && b.prefix === b.key ? b.key.slice(1) : undefined; // literal without %XX
-    };
-    for (const b of scan) {
-      const seg = segmentOf(b);
-      if (seg !== undefined && !this.bySegment.has(seg)) {
-        this.bySegment.set(seg, scan.filter((x) => { const s = segmentOf(x); return s === undefined || s === seg; }));
+    });
+    const any: Bucket<T>[] = [];
+    const lists = new Map<string, Bucket<T>[]>();
+    scan.forEach((b, i) => {
+      const seg = segments[i];
+      if (seg !== undefined) {
+        if (!lists.has(seg)) lists.set(seg, [...any]); // variable-first buckets sorted before b
+        (lists.get(seg) as Bucket<T>[]).push(b);
+      } else {
+        any.push(b);
+        for (const list of lists.values()) list.push(b);
       }
-    }
-    this.anySegment = scan.filter((x) => segmentOf(x) === undefined);
+    });
+    for (const [seg, list] of lists) this.bySegment.set(seg, list);
+    this.anySegment = any;
   }
+}
+
+/** The literal Map key for a path: one trailing slash dropped ('//' becomes the root '/'). */
+function literalKey(p: string): string {
+  const last = p.length - 1;
+  return last > 0 && p.charCodeAt(last) === 47 ? p.slice(0, last) : p;
+}
+
+/** Builds the match for a bucket whose regex matched, decoding the variable values. */
+function found<T>(b: Bucket<T>, m: RegExpExecArray): RouteMatch<T> {
+  const params: Record<string, string> = {};
+  const { names, indices } = b;
+  for (let i = 0; i < names.length; i++) {
+    const raw = m[indices[i] as number] ?? '';
+    params[names[i] as string] = raw.indexOf('%') < 0 ? raw : decodeURIComponent(raw);
+  }
+  return { values: b.values, params, template: b.tpl };
 }

@@ -136,6 +136,10 @@ describe('parseAccept', () => {
     expect(r[3]?.q).toBe(0.2);
   });
 
+  it('is case-insensitive for type, subtype and the q parameter name', () => {
+    expect(parseAccept('TEXT/HTML;Q=0.5').map((m) => [m.essence, m.q])).toEqual([['text/html', 0.5]]);
+  });
+
   it('falls back to */* when no entry is valid', () => {
     expect(parseAccept('json, html')).toEqual([WILDCARD]);
   });

@@ -73,6 +73,7 @@ describe('compileTemplate', () => {
     ['/a/{x:}', /empty regex/],
     ['/a/{x: [}', /Invalid path template/],
     ['/a/{x: (}', /Invalid path template/],
+    ['/a/{x: a)|(b}', /Invalid path template/],
     ['/a/{x}/{x}', /duplicate variable/],
     ['/a%zz', /bad percent-encoding/],
   ])('rejects %j at start-up with the template in the message', (template, message) => {
@@ -197,10 +198,24 @@ describe('Router', () => {
     expect(r.match('/b/1')?.params).not.toBe(r.match('/b/1')?.params);
   });
 
+  it('matchAll lists every matching bucket, most specific first, for wider method matching', () => {
+    const r = router('/users/{id: \\d+}', '/users/{name}', '/users/{a}{b}', '/users/9', '/{x}/{y}');
+    expect(r.matchAll('/users/9').map((m) => m.values[0])).toEqual([
+      '/users/9', '/users/{id: \\d+}', '/users/{name}', '/{x}/{y}', // {a}{b} needs two characters
+    ]);
+    expect(r.matchAll('/users/9')[0]).toEqual(r.match('/users/9'));
+    expect(r.matchAll('/users/bob').map((m) => [m.values[0], m.params])).toEqual([
+      ['/users/{a}{b}', { a: 'bo', b: 'b' }], ['/users/{name}', { name: 'bob' }], ['/{x}/{y}', { x: 'users', y: 'bob' }],
+    ]);
+    expect(r.matchAll('/nope')).toEqual([]);
+    expect(() => r.matchAll('/users/%zz')).toThrow(URIError);
+  });
+
   it('enforces freeze: no add after, no match before', () => {
     const r = new Router<string>();
     r.add('/a', 'a');
     expect(() => r.match('/a')).toThrow(/freeze/);
+    expect(() => r.matchAll('/a')).toThrow(/freeze/);
     r.freeze();
     expect(() => r.add('/b', 'b')).toThrow(/frozen/);
   });
@@ -224,5 +239,19 @@ describe('Router', () => {
       expect(r.match(`/r${i}/x/items/y`)).toMatchObject({ values: [`item${i}`], params: { id: 'x', item: 'y' } });
     }
     expect(r.match('/r99999')).toBeUndefined();
+  });
+
+  it('keeps JAX-RS order between literal-first and variable-first templates in a big table', () => {
+    const r = new Router<string>();
+    for (let i = 0; i < 40; i++) r.add(`/r${i}/{id}`, `r${i}`);
+    for (const t of ['/{a}/special', '/r1{x}', '/{a}/{b}/{c}', '/r1/{id}/deep']) r.add(t, t);
+    r.freeze();
+    expect(winner(r, '/r1/special')).toBe('/{a}/special'); // 9 literal chars beat '/r1/' (4)
+    expect(winner(r, '/r1/other')).toBe('r1');
+    expect(winner(r, '/r1abc')).toBe('/r1{x}');
+    expect(winner(r, '/r1/x/deep')).toBe('/r1/{id}/deep');
+    expect(winner(r, '/r1/x/y')).toBe('/{a}/{b}/{c}');
+    expect(winner(r, '/zz/special')).toBe('/{a}/special');
+    expect(winner(r, '/zz/q')).toBeUndefined();
   });
 });

@@ -1,3 +1,2 @@
 export { CorsFilter } from './cors-filter.js';
 export type { CorsOptions } from './cors-filter.js';
-export { appendVary } from './vary.js';

@@ -1,0 +1,126 @@
+// PIPELINE-RULES §5: matching order 404 → 405 → 415 → 406, automatic HEAD/OPTIONS, templates, negotiation.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Application, Consumes, DELETE, GET, HEAD, Path, PathParam, POST, Produces, PUT } from '../../src/index.js';
+import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+
+@Path('/users')
+class Users {
+  @GET() list(): unknown { return [{ id: 1 }]; }
+  @GET('search') search(): string { return 'search'; }
+  @GET('{id: \\d+}') byId(@PathParam('id') id: number): unknown { return { id, kind: 'numeric' }; }
+  @GET('{name}') byName(@PathParam('name') name: string): unknown { return { name, kind: 'name' }; }
+  @POST() @Consumes('application/json') @Produces('application/json')
+  create(body: unknown): unknown { return { created: body }; }
+  @PUT('{id: \\d+}') @Consumes('application/json') replace(@PathParam('id') id: string): unknown { return { id }; }
+  @DELETE('{id: \\d+}') remove(): void { /* 204 */ }
+}
+
+@Path('/neg')
+class Negotiation {
+  @GET() @Produces('application/json', 'text/plain;qs=0.5')
+  json(): string { return 'hello'; }
+  @GET() @Produces('text/csv') csv(): string { return 'a,b'; }
+}
+
+@Path('/explicit-head')
+class ExplicitHead {
+  @GET() get(): unknown { return { body: true }; }
+  @HEAD() head(): void { /* explicit */ }
+}
+
+@Path('/files/{path: .+}')
+class Files {
+  @GET() get(@PathParam('path') path: string): unknown { return { path }; }
+}
+
+const build = (): Application => new Application({ resources: [Users, Negotiation, ExplicitHead, Files], logger: () => undefined });
+
+describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
+  let send: Send;
+  let stop: () => Promise<void>;
+  beforeAll(async () => ({ send, stop } = await start(build(), transport)));
+  afterAll(() => stop());
+
+  it('literal beats template; regex template beats default; trailing slash tolerated', async () => {
+    expect((await send('/users/search')).text).toBe('search');
+    expect((await send('/users/42')).json()).toEqual({ id: 42, kind: 'numeric' });
+    expect((await send('/users/bob')).json()).toEqual({ name: 'bob', kind: 'name' });
+    expect((await send('/users/')).json()).toEqual([{ id: 1 }]);
+    expect((await send('/users/a%20b')).json()).toEqual({ name: 'a b', kind: 'name' });
+    expect((await send('/files/a/b/c.txt')).json()).toEqual({ path: 'a/b/c.txt' });
+  });
+
+  it('404 for no path, 405 + Allow for a wrong method, before 415 and 406', async () => {
+    expect((await send('/nope')).status).toBe(404);
+    const r = await send({ method: 'PATCH', url: '/users', headers: { 'content-type': 'text/xml', accept: 'image/png' }, body: '<a/>' });
+    expect(r.status).toBe(405);
+    expect(r.headers.allow).toBe('GET, HEAD, OPTIONS, POST');
+  });
+
+  it('415 for an unsupported Content-Type, checked before Accept (406)', async () => {
+    const r = await send({ method: 'POST', url: '/users', headers: { 'content-type': 'text/xml', accept: 'image/png' }, body: '<a/>' });
+    expect(r.status).toBe(415);
+    const bad = await send({ method: 'POST', url: '/users', headers: { 'content-type': 'not a media type' }, body: '{}' });
+    expect(bad.status).toBe(415);
+  });
+
+  it('406 when Accept excludes every produced type', async () => {
+    const r = await send({ method: 'POST', url: '/users', headers: { 'content-type': 'application/json', accept: 'image/png' }, body: '{}' });
+    expect(r.status).toBe(406);
+  });
+
+  it('Accept q-values choose the type; qs breaks ties; */* takes the server preference', async () => {
+    const json = await send({ url: '/neg', headers: { accept: 'text/plain;q=0.9, application/json' } });
+    expect(json.headers['content-type']).toMatch(/^application\/json/);
+    const text = await send({ url: '/neg', headers: { accept: 'text/plain, application/json;q=0.5' } });
+    expect(text.headers['content-type']).toMatch(/^text\/plain/);
+    const csv = await send({ url: '/neg', headers: { accept: 'text/csv' } });
+    expect(csv.text).toBe('a,b');
+    const any = await send({ url: '/neg', headers: { accept: '*/*' } });
+    expect(any.headers['content-type']).toMatch(/^application\/json/);
+    const none = await send({ url: '/neg' });
+    expect(none.headers['content-type']).toMatch(/^application\/json/);
+  });
+
+  it('automatic HEAD runs GET and drops the body, keeping Content-Length', async () => {
+    const get = await send('/users/7');
+    const head = await send({ method: 'HEAD', url: '/users/7' });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers['content-length']).toBe(get.headers['content-length']);
+    expect(head.headers['content-type']).toBe(get.headers['content-type']);
+  });
+
+  it('an explicit HEAD method wins over the automatic one', async () => {
+    const head = await send({ method: 'HEAD', url: '/explicit-head' });
+    expect(head.status).toBe(204);
+  });
+
+  it('automatic OPTIONS lists the methods of the path in Allow', async () => {
+    const r = await send({ method: 'OPTIONS', url: '/users/9' });
+    expect(r.status).toBe(200);
+    expect(r.headers.allow).toBe('DELETE, GET, HEAD, OPTIONS, PUT');
+  });
+
+  it('the most specific matching template decides the methods (JAX-RS 3.7.2): no fallback to a less specific one', async () => {
+    const r = await send({ method: 'DELETE', url: '/users/bob' });
+    expect(r.status).toBe(405);
+    expect(r.headers.allow).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('a method returning nothing gives 204 without a body', async () => {
+    const r = await send({ method: 'DELETE', url: '/users/9' });
+    expect(r.status).toBe(204);
+    expect(r.text).toBe('');
+  });
+
+  it('a body-less request without Content-Type matches a @Consumes method', async () => {
+    const r = await send({ method: 'PUT', url: '/users/3' });
+    expect(r.status).toBe(200);
+    expect(r.json()).toEqual({ id: '3' });
+  });
+
+  it('malformed percent-encoding in the path is 400', async () => {
+    expect((await send('/users/%E0%A4%A')).status).toBe(400);
+  });
+});

@@ -1,0 +1,54 @@
+/**
+ * Scale check of the user domain at 10^6 users (not a test: prints timings, asserts nothing).
+ * Uses the real MemoryRecordStore so commit costs are realistic.
+ *
+ * Run (Node 20 cannot run .ts directly; compile next to node_modules so imports resolve):
+ *   cd packages/user-service
+ *   npx tsc --outDir node_modules/.cache/domain-bench --rootDir . --module nodenext --target es2022 \
+ *     --skipLibCheck --experimentalDecorators --emitDecoratorMetadata bench/domain-scale.ts
+ *   node node_modules/.cache/domain-bench/bench/domain-scale.js [users=1000000]
+ */
+import { performance } from 'node:perf_hooks';
+import { UserService } from '../src/domain/users.js';
+import { MemoryRecordStore } from '../src/storage/memory-store.js';
+
+const count = Number(process.argv[2] ?? 1_000_000);
+const names = ['Ann', 'Bob', 'Cyd', 'Dee', 'Eve', 'Flo', 'Gus', 'Hal', 'Ivy', 'Jo'];
+
+function time(label: string, run: () => unknown, repeat = 5): void {
+  const samples: number[] = [];
+  let result: unknown;
+  for (let i = 0; i < repeat; i++) {
+    const start = performance.now();
+    result = run();
+    samples.push(performance.now() - start);
+  }
+  samples.sort((a, b) => a - b);
+  const size = Array.isArray(result) ? result.length : (result as { content?: unknown[] }).content?.length;
+  console.log(`${label.padEnd(40)} median ${(samples[repeat >> 1] ?? 0).toFixed(1).padStart(8)} ms  (items: ${size})`);
+}
+
+const store = new MemoryRecordStore();
+await store.open();
+const users = new UserService(store);
+const fill = performance.now();
+for (let i = 0; i < count; i++) {
+  const first = names[i % names.length] as string;
+  const last = names[(i * 7) % names.length] as string;
+  await users.create({ email: `user${i}@example.com`, firstName: first, lastName: `${last}${i % 1000}`, age: 18 + (i % 83) });
+}
+console.log(`populated ${count} users in ${((performance.now() - fill) / 1000).toFixed(1)} s`);
+
+const lastPage = Math.floor((count - 1) / 20);
+time('list() (first 1000)', () => users.list());
+time('page 0, id asc', () => users.page({ page: 0, size: 20 }));
+time(`page ${lastPage}, id asc`, () => users.page({ page: lastPage, size: 20 }));
+time('page 0, id desc', () => users.page({ page: 0, size: 20, sort: 'id,desc' }));
+time('page 0, lastName asc', () => users.page({ page: 0, size: 20, sort: 'lastName,asc' }));
+time('page 0 size 1000, age desc', () => users.page({ page: 0, size: 1000, sort: 'age,desc' }));
+time(`page ${lastPage >> 1} (middle), email asc`, () => users.page({ page: lastPage >> 1, size: 20, sort: 'email' }), 3);
+time(`page ${lastPage} (last), createdAt desc`, () => users.page({ page: lastPage, size: 20, sort: 'createdAt,desc' }));
+time('search("user99999")', () => users.search('user99999'));
+time('search("nomatch")', () => users.search('nomatch'));
+time('findByEmail(last user)', () => users.findByEmail(`user${count - 1}@example.com`));
+await store.close();

@@ -1,0 +1,271 @@
+/**
+ * {@link JournalRecordStore}: the durable adapter of the {@link RecordStore} port.
+ *
+ * Write path: `commit()` validates the batch, applies it to memory and queues its journal line,
+ * all in one synchronous step; one writer then appends every queued line with a single write
+ * and a single fdatasync (group commit) and resolves those commits together. Every
+ * `snapshotEvery` mutations the store switches to a new journal generation and writes a
+ * snapshot in the background (see `snapshot-file.ts`, `journal-recovery.ts` for the files).
+ *
+ * Single process: the directory must be used by one process at a time. A second store on the
+ * same directory in the SAME process is refused (`ERR_STORE_LOCKED`); across processes there is
+ * no lock, so deployment must guarantee it (one instance per data directory).
+ */
+import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { syncDir, writeAll } from './durable-fs.js';
+import { encodeLine, journalGeneration, journalName } from './journal-format.js';
+import { recover } from './journal-recovery.js';
+import { encodeBatch } from './record-codec.js';
+import { RecordStoreError, type Mutation } from './record-store.js';
+import { writeSnapshot } from './snapshot-file.js';
+import { StateStore } from './state-store.js';
+
+/** Options of {@link JournalRecordStore}. */
+export interface JournalStoreOptions {
+  /** Directory holding the journal and snapshot files; created if missing. */
+  dir: string;
+  /** Mutations between snapshots. Default 10 000. */
+  snapshotEvery?: number;
+  /** fsync before acknowledging. Default true; false only for tests and benchmarks. */
+  fsync?: boolean;
+}
+
+interface QueuedLine {
+  readonly line: string;
+  /** Mutations to count in stats once acknowledged; undefined for internal lines. */
+  readonly mutations: number | undefined;
+  readonly resolve: () => void;
+  readonly reject: (err: unknown) => void;
+}
+
+/** Directories opened by a store of this process, to refuse a second writer. */
+const openDirs = new Set<string>();
+const ignore = (): void => undefined;
+
+/**
+ * Durable record store. A batch is visible to readers as soon as `commit()` is called (so a
+ * synchronous check-then-commit, e.g. a uniqueness check, is race free, exactly as with the
+ * memory store) and its promise resolves only once the batch is fsynced. Consequence: a reader
+ * can see a batch up to one fsync before it is durable; if the process dies in that window the
+ * batch is gone after restart (its writer was never acknowledged).
+ *
+ * If a write or fsync fails the store is FAILED: the failing and all later commits reject with
+ * `ERR_STORE_FAILED` and memory may be ahead of disk; close it and open a new instance (recovery
+ * rebuilds from disk; an unacknowledged batch may or may not be there, as after a crash).
+ *
+ * @example
+ * ```ts
+ * const store = new JournalRecordStore({ dir: '/var/lib/users' });
+ * await store.open();
+ * const id = store.allocateId('users');
+ * await store.commit([{ op: 'put', collection: 'users', record: { id, name: 'Ada' } }]);
+ * await store.close();
+ * ```
+ */
+export class JournalRecordStore extends StateStore {
+  private readonly dir: string;
+  private readonly snapshotEvery: number;
+  private readonly fsync: boolean;
+  private journal: FileHandle | undefined;
+  private generation = 0;
+  private sinceSnapshot = 0;
+  private queue: QueuedLine[] = [];
+  private draining: Promise<void> | undefined;
+  private snapshotTask: Promise<void> | undefined;
+  private failure: RecordStoreError | undefined;
+  private opening: Promise<void> | undefined;
+  private closing: Promise<void> | undefined;
+  private lastSnapshotError: unknown;
+  private readonly countSync = (): void => void this.stats.fsyncs++;
+
+  constructor(options: JournalStoreOptions) {
+    super();
+    const { dir, snapshotEvery = 10_000, fsync = true } = options;
+    if (typeof dir !== 'string' || dir.length === 0) throw new TypeError('dir must be a non-empty string');
+    if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 1) {
+      throw new TypeError('snapshotEvery must be a positive integer');
+    }
+    this.dir = resolve(dir);
+    this.snapshotEvery = snapshotEvery;
+    this.fsync = fsync;
+  }
+
+  /** The error of the last failed background snapshot (the journals are kept), if any. */
+  get snapshotError(): unknown {
+    return this.lastSnapshotError;
+  }
+
+  /** Loads the snapshot and replays the journals. Concurrent calls share one recovery. */
+  open(): Promise<void> {
+    if (this.phase === 'closing' || this.phase === 'closed') return Promise.reject(this.notWritable());
+    this.opening ??= this.load();
+    return this.opening;
+  }
+
+  private async load(): Promise<void> {
+    this.phase = 'opening';
+    if (openDirs.has(this.dir)) {
+      this.phase = 'closed';
+      throw new RecordStoreError('ERR_STORE_LOCKED', `${this.dir} is already open in this process`);
+    }
+    openDirs.add(this.dir);
+    try {
+      const recovered = await recover(this.dir, this.state, this.stats, this.fsync);
+      this.journal = recovered.journal;
+      this.generation = recovered.generation;
+      this.sinceSnapshot = recovered.sinceSnapshot;
+      this.phase = 'open';
+    } catch (err) {
+      openDirs.delete(this.dir);
+      this.phase = 'closed';
+      throw err;
+    }
+  }
+
+  /** Applies the batch now; resolves once it is fsynced together with its group. */
+  commit(mutations: Mutation[]): Promise<void> {
+    if (this.phase !== 'open') return Promise.reject(this.notWritable());
+    if (this.failure !== undefined) return Promise.reject(this.failure);
+    try {
+      const batch = encodeBatch(mutations);
+      const line = encodeLine(batch.json, this.state.takeDirtyCounters());
+      this.state.apply(batch.mutations);
+      this.sinceSnapshot += batch.mutations.length;
+      return this.enqueue(line, batch.mutations.length);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  private enqueue(line: string, mutations: number | undefined): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ line, mutations, resolve, reject });
+      // Starting the writer one microtask later lets commits issued in the same tick share it.
+      this.draining ??= Promise.resolve().then(() => this.drain());
+    });
+  }
+
+  /** The single writer: one write + one fsync per group of queued lines. Never rejects. */
+  private async drain(): Promise<void> {
+    try {
+      while (this.queue.length > 0) {
+        const group = this.queue;
+        this.queue = []; // commits arriving during this fsync form the next group
+        await this.flush(group);
+        if (this.sinceSnapshot >= this.snapshotEvery && this.snapshotTask === undefined) {
+          await this.rotate();
+        }
+      }
+    } catch (err) {
+      this.fail(err);
+    }
+    this.draining = undefined; // same synchronous step as the empty check: no commit is stranded
+  }
+
+  private async flush(group: QueuedLine[]): Promise<void> {
+    const journal = this.journal as FileHandle; // set for as long as the store is open
+    const text = group.length === 1 ? (group[0] as QueuedLine).line : group.map((q) => q.line).join('');
+    try {
+      await writeAll(journal, Buffer.from(text));
+      this.stats.writes++;
+      if (this.fsync) {
+        await journal.datasync();
+        this.countSync();
+      }
+    } catch (err) {
+      const failure = this.fail(err);
+      for (const q of group) q.reject(failure);
+      return;
+    }
+    for (const q of group) {
+      if (q.mutations !== undefined) this.countCommit(q.mutations);
+      q.resolve();
+    }
+  }
+
+  /**
+   * Starts journal generation N+1, then snapshots the state as generation N+1 in the
+   * background. The capture may include batches still queued for journal N+1; replaying them
+   * over the snapshot is harmless because a batch of puts and deletes is idempotent.
+   */
+  private async rotate(): Promise<void> {
+    const next = this.generation + 1;
+    const handle = await open(join(this.dir, journalName(next)), 'wx');
+    try {
+      // The new journal must exist durably before a commit written to it is acknowledged.
+      if (this.fsync) await syncDir(this.dir, this.countSync);
+    } catch (err) {
+      await handle.close().catch(ignore);
+      throw err;
+    }
+    const old = this.journal;
+    this.journal = handle;
+    this.generation = next;
+    this.sinceSnapshot = 0;
+    // Everything in the old journal is already fsynced: a close error cannot lose data.
+    await old?.close().catch(ignore);
+    this.snapshotTask = this.snapshot(next);
+  }
+
+  private async snapshot(generation: number): Promise<void> {
+    try {
+      await writeSnapshot(this.dir, generation, this.state.capture(), this.fsync, this.countSync);
+      this.stats.snapshots++;
+      for (const name of await readdir(this.dir)) {
+        const g = journalGeneration(name);
+        if (g !== undefined && g < generation) await rm(join(this.dir, name), { force: true });
+      }
+    } catch (err) {
+      this.lastSnapshotError = err; // journals are kept; the next threshold retries
+    } finally {
+      this.snapshotTask = undefined;
+    }
+  }
+
+  /** Marks the store failed and rejects everything queued; returns the failure. */
+  private fail(cause: unknown): RecordStoreError {
+    this.failure ??= new RecordStoreError(
+      'ERR_STORE_FAILED',
+      'journal write failed; the store must be reopened',
+      { cause },
+    );
+    const queued = this.queue;
+    this.queue = [];
+    for (const q of queued) q.reject(this.failure);
+    return this.failure;
+  }
+
+  /** Persists pending writes and id counters, waits for a running snapshot, releases files. */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    if (this.phase === 'opening') await this.opening?.catch(ignore);
+    if (this.phase !== 'open') {
+      this.phase = 'closed';
+      return;
+    }
+    this.phase = 'closing';
+    // Ids handed out but never committed: persist the counters so they are not reissued.
+    const counters = this.state.takeDirtyCounters();
+    if (counters.length > 0 && this.failure === undefined) {
+      await this.enqueue(encodeLine('[]', counters), undefined).catch(ignore);
+    }
+    await this.draining;
+    await this.snapshotTask;
+    try {
+      if (this.failure === undefined) {
+        await this.journal?.sync();
+        this.countSync();
+      }
+    } finally {
+      await this.journal?.close().catch(ignore);
+      this.journal = undefined;
+      openDirs.delete(this.dir);
+      this.phase = 'closed';
+    }
+  }
+}

@@ -1,0 +1,127 @@
+/**
+ * The storage PORT of the user service: named collections of JSON records keyed by positive
+ * integer ids. Adapters: {@link MemoryRecordStore} (tests, bench baseline) and
+ * {@link JournalRecordStore} (append-only journal + snapshots, durable before acknowledging).
+ *
+ * Ownership rule shared by every adapter: `commit()` stores a JSON-normalised COPY of each record
+ * (exactly what `JSON.parse(JSON.stringify(record))` yields, so what you read before a restart is
+ * what you read after it) and deep-freezes that copy. Reads return the frozen stored object
+ * without copying; mutating it throws a `TypeError` (ES modules run in strict mode).
+ *
+ * @module
+ */
+
+/**
+ * A stored record: a plain JSON object whose `id` is a positive safe integer. Domain types used
+ * as `T` in `get<T>()`/`values<T>()` must satisfy the index signature: declare them as
+ * `interface User extends StoredRecord {...}` or as a `type` alias (a plain interface fails).
+ */
+export interface StoredRecord {
+  id: number;
+  [k: string]: unknown;
+}
+
+/** One change inside an atomic batch given to {@link RecordStore.commit}. */
+export type Mutation =
+  | { op: 'put'; collection: string; record: StoredRecord }
+  | { op: 'delete'; collection: string; id: number };
+
+/**
+ * A record store. Reads are synchronous and served from memory; writes go through `commit()`.
+ *
+ * @example
+ * ```ts
+ * const store = createRecordStore('journal', './data');
+ * await store.open();
+ * const id = store.allocateId('users');
+ * await store.commit([{ op: 'put', collection: 'users', record: { id, name: 'Ada' } }]);
+ * store.get('users', id); // { id, name: 'Ada' } (frozen)
+ * await store.close();
+ * ```
+ */
+export interface RecordStore {
+  /** Loads or recovers state. Every other method throws `ERR_STORE_NOT_OPEN` before it resolves. */
+  open(): Promise<void>;
+  /** Flushes pending writes, does a final fsync and releases file descriptors. Idempotent. */
+  close(): Promise<void>;
+  /**
+   * Returns the next id of `collection`: strictly increasing, never reused (not after a delete,
+   * not after a restart). A put with a larger caller-chosen id moves the counter past it.
+   */
+  allocateId(collection: string): number;
+  /** The stored (frozen) record, or `undefined`. */
+  get<T extends StoredRecord>(collection: string, id: number): T | undefined;
+  /**
+   * The stored (frozen) records in ascending id order. A live view: commits made while the
+   * iteration is suspended may or may not be seen; take `Array.from()` for a stable list.
+   */
+  values<T extends StoredRecord>(collection: string): IterableIterator<T>;
+  /** Number of records in `collection` (0 for an unknown collection). */
+  size(collection: string): number;
+  /**
+   * Applies `mutations` atomically, in order: all or nothing. Readers never see a half-applied
+   * batch. Both adapters make the batch visible synchronously inside the call (so a synchronous
+   * check-then-commit cannot race another request); the promise resolves once it is also
+   * durable for that adapter (journal: fsynced).
+   * Deleting a missing id is a no-op. Rejects with `ERR_STORE_INVALID_MUTATION` (nothing applied)
+   * for a malformed batch.
+   */
+  commit(mutations: Mutation[]): Promise<void>;
+}
+
+/** Counters exposed by the adapters (`store.stats`), for tests and benchmarks. */
+export interface RecordStoreStats {
+  /** Batches acknowledged by `commit()`. */
+  commits: number;
+  /** Mutations acknowledged by `commit()`. */
+  mutations: number;
+  /** Journal `write` calls (one per group commit). Always 0 for the memory store. */
+  writes: number;
+  /** fsync/fdatasync calls on journal, snapshot and directory files. */
+  fsyncs: number;
+  /** Snapshots completed (renamed into place). */
+  snapshots: number;
+  /** Journal batches replayed by the last `open()`. */
+  replayedBatches: number;
+  /** Bytes of a torn or corrupt journal tail cut off by the last `open()`. */
+  truncatedBytes: number;
+}
+
+/** Stable error codes of {@link RecordStoreError}. */
+export type RecordStoreErrorCode =
+  /** A method other than `open()` was called before `open()` resolved. */
+  | 'ERR_STORE_NOT_OPEN'
+  /** The store was closed (or is closing). */
+  | 'ERR_STORE_CLOSED'
+  /** A batch failed validation; nothing was applied. */
+  | 'ERR_STORE_INVALID_MUTATION'
+  /** A journal write or fsync failed; the store refuses further writes until reopened. */
+  | 'ERR_STORE_FAILED'
+  /** The files on disk are damaged in a way that could lose acknowledged writes. */
+  | 'ERR_STORE_CORRUPT'
+  /** Another store in this process already has the directory open. */
+  | 'ERR_STORE_LOCKED';
+
+/** The one error class of the storage layer; `code` is stable, `message` is for humans. */
+export class RecordStoreError extends Error {
+  override readonly name = 'RecordStoreError';
+  readonly code: RecordStoreErrorCode;
+
+  constructor(code: RecordStoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+}
+
+/** A fresh, zeroed {@link RecordStoreStats}. */
+export function emptyStats(): RecordStoreStats {
+  return {
+    commits: 0,
+    mutations: 0,
+    writes: 0,
+    fsyncs: 0,
+    snapshots: 0,
+    replayedBatches: 0,
+    truncatedBytes: 0,
+  };
+}
