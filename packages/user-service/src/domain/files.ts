@@ -1,0 +1,229 @@
+/**
+ * Stored files (SPEC "Other records: File record"; POST /api/files/upload, GET
+ * /api/files/<id>/download). Content lives in `${dir}/files/<id>.bin`, named only by the
+ * server-generated id; metadata lives in the record store (collection `files`). Order of writes:
+ * content to `<id>.part`, fsync, rename to `<id>.bin`, fsync the directory, commit the record.
+ * So an acknowledged upload survives a crash, and a crash before the commit leaves only an
+ * orphan that {@link FileStore.init} removes.
+ */
+import type { ReadStream } from 'node:fs';
+import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import type { IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import type { RecordStore, StoredRecord } from '../storage/record-store.js';
+import { contentDisposition, fileNotFound, parseFileId } from './files-metadata.js';
+import {
+  createMultipartParser,
+  DEFAULT_UPLOAD_LIMITS,
+  receiveUpload,
+  type UploadLimits,
+} from './uploads.js';
+
+/** Record-store collection of file metadata. */
+export const FILES_COLLECTION = 'files';
+
+/** What is known about a file's content (SPEC File record: filename, size > 0, contentType). */
+export interface FileMetadata {
+  /** Sanitised client filename: metadata only, never used as a path. */
+  filename: string;
+  size: number;
+  contentType: string;
+  description?: string;
+}
+
+/** The stored record of a file. */
+export interface FileRecord extends StoredRecord, FileMetadata {
+  id: number;
+  /** ISO 8601 instant the upload was committed. */
+  createdAt: string;
+}
+
+/** Options of {@link FileStore}; limits default to {@link DEFAULT_UPLOAD_LIMITS}. */
+export interface FileStoreOptions extends Partial<UploadLimits> {
+  /** Data directory; files go to `${dir}/files`. */
+  dir: string;
+  store: RecordStore;
+}
+
+/** A file opened for download. The caller must consume or destroy `stream` (it holds a descriptor). */
+export interface OpenedFile {
+  record: FileRecord;
+  stream: ReadStream;
+  /** Size on disk, from fstat of the opened descriptor. */
+  size: number;
+}
+
+const DEMO_CONTENT = 'Welcome to the user service.\nThis file was created by the demo seed.\n';
+
+/**
+ * Uploads and downloads of files.
+ *
+ * @example
+ * ```ts
+ * const files = new FileStore({ dir: './data', store });
+ * await files.init();
+ * const record = await files.upload(req, req.headers);      // 201 body
+ * const { stream, size } = await files.open(params.id);     // download
+ * ```
+ */
+export class FileStore {
+  readonly limits: Readonly<UploadLimits>;
+  private readonly dir: string;
+  private readonly store: RecordStore;
+  private ready: Promise<void> | undefined;
+
+  constructor(options: FileStoreOptions) {
+    const { dir, store, ...limits } = options;
+    this.limits = Object.freeze({ ...DEFAULT_UPLOAD_LIMITS, ...definedOnly(limits) });
+    for (const [key, value] of Object.entries(this.limits)) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        throw new RangeError(`FileStore: ${key} must be a positive integer`);
+      }
+    }
+    this.dir = join(dir, 'files');
+    this.store = store;
+  }
+
+  /**
+   * Creates the directory and removes leftovers of a crash: `*.part` files and `*.bin` files
+   * without a committed record. Call once at start-up, after `store.open()` and before serving.
+   * @returns the number of files removed.
+   */
+  async init(): Promise<number> {
+    await this.ensureDir();
+    let removed = 0;
+    for (const name of await readdir(this.dir)) {
+      const match = /^([0-9]{1,16})\.(part|bin)$/.exec(name);
+      if (match === null) continue;
+      if (match[2] === 'bin' && this.store.get(FILES_COLLECTION, Number(match[1])) !== undefined) continue;
+      await rm(join(this.dir, name), { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  /**
+   * Receives a multipart/form-data upload (part `file`, optional field `description`) from the raw
+   * request stream and resolves with the committed record once content and metadata are durable.
+   * Errors are HTTP errors (see `createMultipartParser` and `receiveUpload`). When it throws
+   * 415/400/413 before reading, the request body is still unread: the HTTP layer drains or closes it.
+   */
+  async upload(stream: Readable, headers: IncomingHttpHeaders): Promise<FileRecord> {
+    const parser = createMultipartParser(headers, this.limits);
+    await this.ensureDir();
+    const id = this.store.allocateId(FILES_COLLECTION);
+    const partPath = this.path(id, 'part');
+    const received = await receiveUpload(stream, parser, partPath, this.limits);
+    return this.publish(id, partPath, received);
+  }
+
+  /** Metadata of file `rawId` (see {@link parseFileId}). @throws NotFoundError */
+  get(rawId: string | number): FileRecord {
+    const record = this.store.get<FileRecord>(FILES_COLLECTION, parseFileId(rawId));
+    if (record === undefined) throw fileNotFound();
+    return record;
+  }
+
+  /**
+   * Opens file `rawId` for download. The path is built from the parsed integer id only, so no
+   * input can name a file outside `${dir}/files`. Opening before answering means a missing
+   * content file fails here (ENOENT, a 500: the store is damaged), not after the headers went out.
+   * @throws NotFoundError for an unknown or malformed id.
+   */
+  async open(rawId: string | number): Promise<OpenedFile> {
+    const record = this.get(rawId);
+    const handle = await open(this.path(record.id, 'bin'), 'r');
+    try {
+      const { size } = await handle.stat();
+      return { record, size, stream: handle.createReadStream() };
+    } catch (error) {
+      await handle.close();
+      throw error;
+    }
+  }
+
+  /** See {@link contentDisposition}. */
+  contentDisposition(filename: string): string {
+    return contentDisposition(filename);
+  }
+
+  /**
+   * Demo seed: when no file was ever stored, stores `welcome.txt` (text/plain). On a fresh store
+   * the allocator hands out id 1. @returns the record, or undefined when files already exist.
+   */
+  async seedDemoFile(): Promise<FileRecord | undefined> {
+    if (this.store.size(FILES_COLLECTION) > 0 || this.store.get(FILES_COLLECTION, 1) !== undefined) return undefined;
+    await this.ensureDir();
+    const id = this.store.allocateId(FILES_COLLECTION);
+    const partPath = this.path(id, 'part');
+    const content = Buffer.from(DEMO_CONTENT, 'utf8');
+    const handle = await open(partPath, 'wx', 0o600);
+    try {
+      await handle.writeFile(content);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    return this.publish(id, partPath, { filename: 'welcome.txt', contentType: 'text/plain', size: content.length });
+  }
+
+  /** Renames the fsynced part into place, makes the rename durable, then commits the record. */
+  private async publish(id: number, partPath: string, meta: FileMetadata): Promise<FileRecord> {
+    const binPath = this.path(id, 'bin');
+    const record: FileRecord = { id, ...meta, createdAt: new Date().toISOString() };
+    try {
+      await rename(partPath, binPath);
+      await syncDirectory(this.dir);
+      await this.store.commit([{ op: 'put', collection: FILES_COLLECTION, record }]);
+    } catch (error) {
+      await rm(partPath, { force: true });
+      await rm(binPath, { force: true });
+      throw error;
+    }
+    return this.store.get<FileRecord>(FILES_COLLECTION, id) ?? record;
+  }
+
+  private path(id: number, kind: 'part' | 'bin'): string {
+    return join(this.dir, `${id}.${kind}`);
+  }
+
+  private ensureDir(): Promise<void> {
+    this.ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(
+      () => undefined,
+      (error: unknown) => {
+        this.ready = undefined; // let a later call retry
+        throw error;
+      },
+    );
+    return this.ready;
+  }
+}
+
+/**
+ * Response headers for a download (SPEC: `application/octet-stream`, `attachment`). `nosniff`
+ * stops browsers from rendering uploaded HTML (HARDENING "Multipart").
+ */
+export function downloadHeaders(file: Pick<OpenedFile, 'record' | 'size'>): Record<string, string> {
+  return {
+    'content-type': 'application/octet-stream',
+    'content-length': String(file.size),
+    'content-disposition': contentDisposition(file.record.filename),
+    'x-content-type-options': 'nosniff',
+  };
+}
+
+/** fsync of a directory makes a rename inside it durable (POSIX); not possible on Windows. */
+async function syncDirectory(dir: string): Promise<void> {
+  if (process.platform === 'win32') return;
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+function definedOnly<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}

@@ -1,0 +1,258 @@
+/**
+ * UserService: the user resource's domain operations over a RecordStore (collection `users`).
+ *
+ * Decisions (SPEC gaps filled here; resources rely on them):
+ * - Variant users (`POST /api/users/create`) live in the same collection and id space, marked
+ *   `kind: 'variant'`, so `GET /api/users/<id>` serves them in the variant shape `{id, name, email}`
+ *   ({@link toRepresentation}). The unpaged list, the email filter, paged lists and search return
+ *   ONLY regular users, so every element they emit is valid against the User schema
+ *   (additionalProperties false, firstName/lastName required).
+ * - PUT and PATCH on a variant record update its user fields, keep it a variant, and recompute
+ *   `name` as `firstName + ' ' + lastName`. DELETE works on both kinds.
+ * - Server-owned fields (id, status, roles, createdAt, birthDate) are never taken from a body;
+ *   `updatedAt` is set at creation and on every update. birthDate is set only by the seed.
+ * - Emails are not unique. `findByEmail` is exact (case-sensitive, as stored); `search` is a
+ *   case-insensitive substring match.
+ * - Concurrency: every read-modify-write of one user runs under a per-id lock (KeyedLock), so
+ *   concurrent PUT/PATCH/DELETE of the same user behave as if sequential.
+ *
+ * Performance at 10^6 users (bench/domain-scale.ts, MemoryRecordStore):
+ * - Regular users are kept as an id-sorted array of the store's own records (users-index.ts).
+ *   get: one store lookup. list and id-sorted pages (asc or desc): a slice, O(page size);
+ *   totals O(1).
+ * - Pages sorted by another field: no full sort per request. One pass over the array with a
+ *   bounded heap (paging-select.ts), O(n log k), k = min((page+1)*size, n - page*size), so the
+ *   first and last pages are cheap. When k would exceed HEAP_WINDOW_LIMIT (deep middle pages)
+ *   a full sort is built once and cached until the next write.
+ * - findByEmail and search: a linear scan of the array in id order (O(n), documented), stopped
+ *   at 1000 results, the SPEC's unpaged-list limit.
+ */
+import type { RecordStore } from '../storage/record-store.js';
+import { NotFoundError } from '@jaxrs-node/pipeline';
+import { normalizePageRequest, toPage, userComparator, type Page, type PageRequestInput } from './paging.js';
+import { selectWindow } from './paging-select.js';
+import { UsersIndex } from './users-index.js';
+import {
+  formatTimestamp, requireValid, systemClock, USERS_COLLECTION,
+  type Clock, type StoredUser, type UserInput,
+} from './users-model.js';
+import {
+  isVariant, toRepresentation, toUserRepresentation,
+  type AnyUserRepresentation, type UserRepresentation, type VariantUserRepresentation,
+} from './users-representation.js';
+import { mergePatchUserInput, splitVariantName, validateUserInput, validateVariantInput } from './users-validation.js';
+
+/** Most items an unpaged list, email filter or search returns (SPEC Limits). */
+export const MAX_LIST_ITEMS = 1000;
+
+/**
+ * Largest heap a page selection builds; beyond it (deep pages of big collections) a full sort,
+ * cached until the next write, is about as cheap once and free for the following deep pages.
+ */
+export const HEAP_WINDOW_LIMIT = 10_000;
+
+const ISO_DATE = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])$/;
+
+export interface UserServiceOptions {
+  /** Source of timestamps; defaults to the wall clock. */
+  clock?: Clock;
+  /** Tuning/testing: largest heap a page selection builds (default {@link HEAP_WINDOW_LIMIT}). */
+  heapWindowLimit?: number;
+}
+
+/** Server-side extras for {@link UserService.create}; never fed from a request body. */
+export interface CreateUserOptions {
+  /** `YYYY-MM-DD`. */
+  birthDate?: string;
+}
+
+/** Domain operations of `/api/users`. All results are ready-to-serialize representations. */
+export class UserService {
+  private readonly index: UsersIndex;
+  private readonly clock: Clock;
+  private readonly heapWindowLimit: number;
+
+  constructor(private readonly store: RecordStore, options: UserServiceOptions = {}) {
+    this.index = UsersIndex.of(store);
+    this.clock = options.clock ?? systemClock;
+    this.heapWindowLimit = options.heapWindowLimit ?? HEAP_WINDOW_LIMIT;
+  }
+
+  /**
+   * Creates a regular user: status ACTIVE, roles [USER].
+   * @throws BadRequestError listing every violation.
+   */
+  async create(body: unknown, options: CreateUserOptions = {}): Promise<UserRepresentation> {
+    const input = requireValid(validateUserInput(body));
+    if (options.birthDate !== undefined && !ISO_DATE.test(options.birthDate)) {
+      throw new TypeError(`birthDate must be YYYY-MM-DD, got ${options.birthDate}`);
+    }
+    const record = this.newRecord(input);
+    if (options.birthDate !== undefined) record.birthDate = options.birthDate;
+    await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }]);
+    this.index.stored(record.id);
+    return toUserRepresentation(record);
+  }
+
+  /**
+   * Creates a variant user from `{ name, email }`; first/last name are derived from `name`.
+   * @throws BadRequestError listing every violation.
+   */
+  async createVariant(body: unknown): Promise<VariantUserRepresentation> {
+    const { name, email } = requireValid(validateVariantInput(body));
+    const record = this.newRecord({ email, ...splitVariantName(name) });
+    record.kind = 'variant';
+    record.name = name;
+    await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }]);
+    return { id: record.id, name, email };
+  }
+
+  /** The stored record, or undefined. For other domain services (orders, XML view). */
+  getRecord(id: number): StoredUser | undefined {
+    if (!Number.isSafeInteger(id) || id < 1) return undefined; // never hand odd keys to the store
+    return this.store.get<StoredUser>(USERS_COLLECTION, id);
+  }
+
+  /** @throws NotFoundError when absent (including after deletion). */
+  get(id: number): AnyUserRepresentation {
+    return toRepresentation(this.requireRecord(id));
+  }
+
+  /**
+   * PUT: every client-controlled field is replaced (an absent `age` removes it); id unchanged.
+   * @throws NotFoundError, BadRequestError listing every violation.
+   */
+  replace(id: number, body: unknown): Promise<AnyUserRepresentation> {
+    return this.update(id, () => requireValid(validateUserInput(body)));
+  }
+
+  /**
+   * PATCH with RFC 7396 JSON merge patch semantics, then validated like a PUT body.
+   * @throws NotFoundError, BadRequestError listing every violation.
+   */
+  patch(id: number, body: unknown): Promise<AnyUserRepresentation> {
+    return this.update(id, (current) => requireValid(mergePatchUserInput(inputOf(current), body)));
+  }
+
+  /** @throws NotFoundError when absent. */
+  delete(id: number): Promise<void> {
+    return this.index.lock.run(String(id), async () => {
+      this.requireRecord(id);
+      await this.store.commit([{ op: 'delete', collection: USERS_COLLECTION, id }]);
+      this.index.removed(id);
+    });
+  }
+
+  /** Regular users by ascending id, at most {@link MAX_LIST_ITEMS}. */
+  list(): UserRepresentation[] {
+    return this.index.records().slice(0, MAX_LIST_ITEMS).map(toUserRepresentation);
+  }
+
+  /** Regular users whose email equals `email` exactly (emails are not unique). */
+  findByEmail(email: string): UserRepresentation[] {
+    return this.scan((user) => user.email === email);
+  }
+
+  /** Regular users whose email contains `fragment`, ignoring case; linear scan, capped. */
+  search(fragment: string): UserRepresentation[] {
+    const needle = fragment.toLowerCase();
+    return this.scan((user) => user.email.toLowerCase().includes(needle));
+  }
+
+  /** Number of regular users (the paged total). */
+  count(): number {
+    return this.index.records().length;
+  }
+
+  /**
+   * One page of regular users. Defaults: page 0, size 20, sort id,asc.
+   * @throws BadRequestError naming every invalid parameter.
+   */
+  page(request: PageRequestInput = {}): Page<UserRepresentation> {
+    const req = normalizePageRequest(request);
+    const records = this.index.records();
+    const total = records.length;
+    const offset = req.page * req.size;
+    const { field, direction } = req.sort;
+    let users: readonly StoredUser[];
+    if (field === 'id') {
+      // Natural order: no sorting, just positions in the id index (from the end for desc).
+      users = direction === 'asc'
+        ? records.slice(offset, offset + req.size)
+        : records.slice(Math.max(0, total - offset - req.size), Math.max(0, total - offset)).reverse();
+    } else if (Math.min(offset + req.size, total - offset) <= this.heapWindowLimit) {
+      users = selectWindow(() => records, total, offset, req.size, userComparator(req.sort));
+    } else {
+      users = this.index.sortedBy(`${field},${direction}`, userComparator(req.sort)).slice(offset, offset + req.size);
+    }
+    return toPage(users.map(toUserRepresentation), req, total);
+  }
+
+  private newRecord(input: UserInput): StoredUser {
+    const now = formatTimestamp(this.clock());
+    const id = this.store.allocateId(USERS_COLLECTION);
+    return storedUser(id, input, { status: 'ACTIVE', roles: ['USER'], createdAt: now, updatedAt: now });
+  }
+
+  /** Read-modify-write of one user under its lock; `next` validates and may throw 400. */
+  private update(id: number, next: (current: StoredUser) => UserInput): Promise<AnyUserRepresentation> {
+    return this.index.lock.run(String(id), async () => {
+      const current = this.requireRecord(id);
+      const input = next(current);
+      // A fresh record (the store's is frozen); server-owned fields carried over, never from input.
+      const record = storedUser(id, input, {
+        status: current.status,
+        roles: [...current.roles],
+        createdAt: current.createdAt,
+        updatedAt: formatTimestamp(this.clock()),
+        birthDate: current.birthDate,
+      });
+      if (isVariant(current)) {
+        record.kind = 'variant';
+        record.name = input.firstName + ' ' + input.lastName;
+      }
+      await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }]);
+      this.index.stored(id);
+      return toRepresentation(record);
+    });
+  }
+
+  private requireRecord(id: number): StoredUser {
+    const user = this.getRecord(id);
+    if (user === undefined) throw new NotFoundError(`User ${id} not found`);
+    return user;
+  }
+
+  private scan(matches: (user: StoredUser) => boolean): UserRepresentation[] {
+    const out: UserRepresentation[] = [];
+    for (const user of this.index.records()) {
+      if (matches(user)) {
+        out.push(toUserRepresentation(user));
+        if (out.length >= MAX_LIST_ITEMS) break;
+      }
+    }
+    return out;
+  }
+}
+
+/** Server-owned part of a stored user. */
+type ServerOwned = Pick<StoredUser, 'status' | 'roles' | 'createdAt' | 'updatedAt' | 'birthDate'>;
+
+/** Builds a stored user in one key order (stable shape) from validated input only. */
+function storedUser(id: number, input: UserInput, owned: ServerOwned): StoredUser {
+  const record = { id, email: input.email, firstName: input.firstName, lastName: input.lastName } as StoredUser;
+  if (input.age !== undefined) record.age = input.age;
+  record.status = owned.status;
+  record.roles = owned.roles;
+  record.createdAt = owned.createdAt;
+  record.updatedAt = owned.updatedAt;
+  if (owned.birthDate !== undefined) record.birthDate = owned.birthDate;
+  return record;
+}
+
+/** The client-controlled part of a stored user, the base a merge patch applies to. */
+function inputOf(user: StoredUser): UserInput {
+  const input: UserInput = { email: user.email, firstName: user.firstName, lastName: user.lastName };
+  if (user.age !== undefined) input.age = user.age;
+  return input;
+}

@@ -1,0 +1,17 @@
+import type { ContainerRequestContext, ErrorBodyFactory, WebApplicationError } from '@jaxrs-node/pipeline';
+import { InvalidTokenError } from '../domain/tokens.js';
+
+/**
+ * The service's error body (SPEC "Errors"): `timestamp`, `status`, `error` (the reason text, e.g.
+ * `Bad Request`), `errors` (every violation for validation failures, else empty), plus `message`
+ * and `path`. Two documented exceptions to `error`: `invalid_token` for rejected bearer tokens
+ * (RFC 6750 §3.1, SPEC Authentication rule 3). 5xx messages are never shown.
+ */
+export const serviceErrorBody: ErrorBodyFactory = (error: WebApplicationError, request: ContainerRequestContext) => ({
+  timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  status: error.status,
+  error: error instanceof InvalidTokenError ? 'invalid_token' : error.reason,
+  message: error.expose ? error.message : error.reason,
+  path: request.path,
+  errors: Array.isArray(error.details) ? error.details : [],
+});

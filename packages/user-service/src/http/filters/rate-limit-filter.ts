@@ -1,0 +1,40 @@
+import { inject, injectable } from 'tsyringe';
+import {
+  Priorities, Priority, TooManyRequestsError,
+  type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter,
+} from '@jaxrs-node/pipeline';
+import type { RateLimitDecision, RateLimiter } from '../../domain/rate-limit.js';
+import { RateLimited } from '../bindings.js';
+import { TOKENS } from '../tokens.js';
+
+const DECISION = 'rateLimit';
+
+/**
+ * Quota per client on `@RateLimited` resources. Runs after authentication so the key is the
+ * principal when there is one, else the socket address (`X-Forwarded-For` is ignored: no trusted
+ * proxy is configured). Every response of a bound method carries `X-Rate-Limit-Limit`,
+ * `-Remaining` and `-Reset`; over the quota: 429 with `Retry-After` (whole seconds, >= 1).
+ */
+@injectable()
+@RateLimited()
+@Priority(Priorities.AUTHORIZATION)
+export class RateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
+  constructor(@inject(TOKENS.rateLimiter) private readonly limiter: RateLimiter | null) {}
+
+  filterRequest(ctx: ContainerRequestContext): void {
+    if (this.limiter === null) return;
+    const principal = ctx.securityContext.principal;
+    const key = principal !== undefined ? `p:${principal.name}` : `a:${ctx.remoteAddress ?? 'unknown'}`;
+    const decision = this.limiter.take(key);
+    ctx.setProperty(DECISION, decision);
+    if (!decision.allowed) throw new TooManyRequestsError(decision.retryAfterSeconds, 'Rate limit exceeded, retry later');
+  }
+
+  filterResponse(req: ContainerRequestContext, res: ContainerResponseContext): void {
+    const d = req.getProperty(DECISION) as RateLimitDecision | undefined;
+    if (d === undefined) return;
+    res.headers['x-rate-limit-limit'] = d.limit;
+    res.headers['x-rate-limit-remaining'] = d.remaining;
+    res.headers['x-rate-limit-reset'] = d.resetSeconds;
+  }
+}

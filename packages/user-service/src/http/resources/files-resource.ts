@@ -1,0 +1,45 @@
+import type { IncomingMessage } from 'node:http';
+import { inject, injectable } from 'tsyringe';
+import { Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
+import { downloadHeaders, type FileStore } from '../../domain/files.js';
+import { TOKENS } from '../tokens.js';
+
+/**
+ * Uploads (multipart, busboy, streamed to `DATA_DIR`) and downloads (streamed, attachment,
+ * nosniff). The upload method takes the raw request: the pipeline reads no entity for it, so
+ * the multipart stream goes straight to busboy with its limits (413 / 400 / 415, never a
+ * silently truncated file).
+ */
+@injectable()
+@Path('/api/files')
+export class FilesResource {
+  constructor(@inject(TOKENS.files) private readonly files: FileStore) {}
+
+  @POST('upload')
+  @Consumes('multipart/form-data')
+  @Produces('application/json')
+  async upload(@Context() req: IncomingMessage, @Context() uri: UriInfo): Promise<Response> {
+    try {
+      const record = await this.files.upload(req, req.headers);
+      return Response.created(`${uri.baseUri}/api/files/${record.id}`).entity(record).build();
+    } catch (e) {
+      // The body may be partly unread: close the connection after the error response.
+      (e as { headers?: Record<string, string> }).headers!.connection = 'close';
+      throw e;
+    }
+  }
+
+  @GET('{id}')
+  @Produces('application/json')
+  metadata(@PathParam('id') id: string): unknown {
+    return this.files.get(id);
+  }
+
+  @GET('{id}/download')
+  async download(@PathParam('id') id: string): Promise<Response> {
+    const file = await this.files.open(id);
+    const r = Response.ok(file.stream);
+    for (const [k, v] of Object.entries(downloadHeaders(file))) r.header(k, v);
+    return r.build();
+  }
+}

@@ -1,0 +1,61 @@
+import { inject, injectable } from 'tsyringe';
+import { GET, Path, Produces, QueryParam } from '@jaxrs-node/pipeline';
+import { largeDataStream, parseLargeDataCount } from '../../domain/large-data.js';
+import { USER_JSON_SCHEMA } from '../../domain/user-schema.js';
+import { Enriched } from '../bindings.js';
+import { TOKENS } from '../tokens.js';
+import type { RecordStore } from '../../storage/index.js';
+
+/** `GET /api/health` and `GET /health`: no credentials, never rate limited. */
+@injectable()
+@Path('/')
+@Produces('application/json')
+export class HealthResource {
+  constructor(@inject(TOKENS.store) private readonly store: RecordStore) {}
+  @GET('api/health') api(): unknown { return this.status(); }
+  @GET('health') root(): unknown { return this.status(); }
+  private status(): unknown {
+    return { status: 'UP', users: this.store.size('users') };
+  }
+}
+
+/** `GET /test`: plain text. */
+@Path('/test')
+export class TestResource {
+  @GET() @Produces('text/plain') text(): string { return 'Test endpoint OK'; }
+}
+
+/**
+ * `GET /api/large-data?count=N` (default 1000, at most 1 000 000): a JSON document streamed item by
+ * item in constant memory; backpressure and client aborts reach the generator through the
+ * pipeline's stream writer (`pipeline(body, res)` destroys it when the client goes away).
+ */
+@Path('/api/large-data')
+export class LargeDataResource {
+  @GET() @Produces('application/json')
+  stream(@QueryParam('count') count: string | undefined): unknown {
+    return largeDataStream({ count: parseLargeDataCount(count) });
+  }
+}
+
+/** The entity of `/api/custom-data`; `customField` is added by CustomFieldInterceptor. */
+export class CustomData {
+  constructor(readonly message: string, readonly generatedAt: string) {}
+}
+
+/** `GET /api/custom-data`: see CustomFieldInterceptor (a name-bound writer interceptor). */
+@Path('/api/custom-data')
+@Enriched()
+export class CustomDataResource {
+  @GET() @Produces('application/json')
+  get(): CustomData {
+    return new CustomData('Custom data produced by the resource', new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+  }
+}
+
+/** `GET /api/schema/user`: the JSON Schema every user representation validates against. */
+@Path('/api/schema/user')
+export class SchemaResource {
+  @GET() @Produces('application/schema+json', 'application/json')
+  get(): unknown { return USER_JSON_SCHEMA; }
+}

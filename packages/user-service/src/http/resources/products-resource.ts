@@ -1,0 +1,23 @@
+import { inject, injectable } from 'tsyringe';
+import { GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
+import type { ProductLookup } from '../../domain/catalog.js';
+import { TOKENS } from '../tokens.js';
+import { Id } from './ids.js';
+
+/**
+ * `GET /api/products/{id}`: the embedded catalog, or with `PRODUCT_CATALOG_URL` the upstream
+ * service (timeout 504, refused 503, bad or oversized answer 502).
+ */
+@injectable()
+@Path('/api/products')
+@Produces('application/json')
+export class ProductsResource {
+  constructor(@inject(TOKENS.products) private readonly products: ProductLookup) {}
+
+  @GET('{id}')
+  async get(@PathParam('id', { type: Id }) id: number): Promise<unknown> {
+    const product = await this.products(id);
+    if (product === undefined) throw new NotFoundError(`Product ${id} not found`);
+    return product;
+  }
+}

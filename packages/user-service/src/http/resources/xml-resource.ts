@@ -1,0 +1,22 @@
+import { inject, injectable } from 'tsyringe';
+import { GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
+import type { UserService } from '../../domain/users.js';
+import { toUserRepresentation } from '../../domain/users-representation.js';
+import { XmlUserView } from '../providers/xml-user-writer.js';
+import { TOKENS } from '../tokens.js';
+import { Id } from './ids.js';
+
+/** `GET /api/xml/users/{id}` with `Accept: application/xml`: written by XmlUserWriter. */
+@injectable()
+@Path('/api/xml/users')
+export class XmlUsersResource {
+  constructor(@inject(TOKENS.users) private readonly users: UserService) {}
+
+  @GET('{id}')
+  @Produces('application/xml', 'text/xml')
+  get(@PathParam('id', { type: Id }) id: number): XmlUserView {
+    const record = this.users.getRecord(id);
+    if (record === undefined) throw new NotFoundError(`User ${id} not found`);
+    return new XmlUserView(toUserRepresentation(record));
+  }
+}

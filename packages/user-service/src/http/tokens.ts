@@ -1,0 +1,14 @@
+/** DI tokens for the service's singletons (tsyringe `@inject(TOKEN)`). */
+export const TOKENS = {
+  config: Symbol('AppConfig'),
+  store: Symbol('RecordStore'),
+  users: Symbol('UserService'),
+  orders: Symbol('OrderService'),
+  products: Symbol('ProductLookup'),
+  files: Symbol('FileStore'),
+  jobs: Symbol('JobService'),
+  tokens: Symbol('TokenService'),
+  basic: Symbol('BasicAuthenticator'),
+  apiKeys: Symbol('ApiKeyVerifier'),
+  rateLimiter: Symbol('RateLimiter'),
+} as const;

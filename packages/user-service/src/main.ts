@@ -1,0 +1,41 @@
+#!/usr/bin/env node
+/**
+ * The reference server: `node packages/user-service/dist/main.js`. Configuration from the
+ * environment (README "Configuration"); prints `listening on http://HOST:PORT` when ready; drains
+ * and exits 0 on SIGTERM / SIGINT.
+ */
+import 'reflect-metadata';
+import { ConfigError, loadConfig, redactConfig } from './domain/config.js';
+import { createService } from './server.js';
+
+async function main(): Promise<void> {
+  const config = await loadConfig(process.env);
+  if (config.devDefaults.length > 0) {
+    process.stderr.write(`${JSON.stringify({ level: 'warn', message: 'development defaults in use (refused with NODE_ENV=production)', variables: config.devDefaults })}\n`);
+  }
+  const service = await createService(config);
+  const address = await service.listen();
+  process.stdout.write(`${JSON.stringify({ level: 'info', message: 'configuration', config: redactConfig(config) })}\n`);
+  process.stdout.write(`listening on http://${config.host}:${address.port}\n`);
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    process.stdout.write(`${JSON.stringify({ level: 'info', message: `${signal}: draining` })}\n`);
+    service.close().then(
+      () => process.exit(0),
+      (e: unknown) => {
+        process.stderr.write(`${JSON.stringify({ level: 'error', message: 'shutdown failed', error: String(e) })}\n`);
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((e: unknown) => {
+  if (e instanceof ConfigError) process.stderr.write(`configuration error: ${e.message}\n`);
+  else process.stderr.write(`failed to start: ${(e as Error)?.stack ?? String(e)}\n`);
+  process.exit(1);
+});

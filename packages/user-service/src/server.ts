@@ -1,0 +1,168 @@
+import 'reflect-metadata';
+import diagnostics_channel from 'node:diagnostics_channel';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { container as rootContainer, type DependencyContainer } from 'tsyringe';
+import { Application, CHANNEL_NAMES, CorsFilter, GzipFeature, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { EmbeddedCatalog, type ProductLookup } from './domain/catalog.js';
+import type { AppConfig } from './domain/config.js';
+import { ApiKeyVerifier, BasicAuthenticator } from './domain/credentials.js';
+import { FileStore } from './domain/files.js';
+import { JobService } from './domain/jobs.js';
+import { OrderService } from './domain/orders.js';
+import { RateLimiter } from './domain/rate-limit.js';
+import { seedDemoData } from './domain/seed.js';
+import { TokenService } from './domain/tokens.js';
+import { UpstreamCatalog } from './domain/upstream.js';
+import { UserService } from './domain/users.js';
+import { serviceErrorBody } from './http/error-body.js';
+import { ApiVersionFilter } from './http/filters/api-version-filter.js';
+import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from './http/filters/auth-filters.js';
+import { RateLimitFilter } from './http/filters/rate-limit-filter.js';
+import { REQUEST_ID_PROPERTY, RequestIdFilter } from './http/filters/request-id-filter.js';
+import { CustomFieldInterceptor } from './http/providers/custom-field-interceptor.js';
+import { XmlUserWriter } from './http/providers/xml-user-writer.js';
+import { AsyncUsersResource } from './http/resources/async-resource.js';
+import { AuthResource } from './http/resources/auth-resource.js';
+import { FilesResource } from './http/resources/files-resource.js';
+import {
+  CustomDataResource, HealthResource, LargeDataResource, SchemaResource, TestResource,
+} from './http/resources/misc-resources.js';
+import { ProductsResource } from './http/resources/products-resource.js';
+import { AdminUsersResource, ExternalUsersResource, ProtectedUsersResource } from './http/resources/protected-resources.js';
+import { UsersResource } from './http/resources/users-resource.js';
+import { XmlUsersResource } from './http/resources/xml-resource.js';
+import { TOKENS } from './http/tokens.js';
+import { createRecordStore, type RecordStore } from './storage/index.js';
+
+/** Every resource class of the service (also used by the DI test). */
+export const RESOURCES = [
+  UsersResource, AuthResource, AdminUsersResource, ProtectedUsersResource, ExternalUsersResource, HealthResource,
+  TestResource, LargeDataResource, CustomDataResource, SchemaResource, ProductsResource, XmlUsersResource,
+  FilesResource, AsyncUsersResource,
+] as const;
+
+/** Every provider class the service registers (instances are added beside them). */
+export const PROVIDER_CLASSES = [
+  RequestIdFilter, ApiVersionFilter, BasicAuthFilter, BearerAuthFilter, ApiKeyFilter, RateLimitFilter,
+  CustomFieldInterceptor,
+] as const;
+
+/** What `createService` needs besides the configuration. */
+export interface ServiceOptions {
+  /** A store to use instead of the configured one (tests). */
+  store?: RecordStore;
+  /** Where one JSON line per request goes; `null` disables the access log. */
+  log?: ((line: string) => void) | null;
+  /** Where unexpected errors go. */
+  logError?: (error: unknown, request: ContainerRequestContext | undefined) => void;
+}
+
+/** A running (or ready-to-run) service. */
+export interface Service {
+  readonly app: Application;
+  readonly store: RecordStore;
+  readonly container: DependencyContainer;
+  readonly jobs: JobService;
+  listen(): Promise<AddressInfo>;
+  /** Graceful: drain HTTP, finish jobs, flush storage. */
+  close(): Promise<void>;
+}
+
+/**
+ * Composes the service from its configuration: storage, domain services, DI container, the
+ * pipeline application with its providers. Nothing listens until `listen()`.
+ */
+export async function createService(config: AppConfig, options: ServiceOptions = {}): Promise<Service> {
+  const store = options.store ?? createRecordStore(config.storage, join(config.dataDir, 'store'));
+  await store.open();
+  const users = new UserService(store);
+  const upstream = config.productCatalogUrl === undefined ? undefined : new UpstreamCatalog(config.productCatalogUrl);
+  const findProduct: ProductLookup = upstream === undefined ? new EmbeddedCatalog().lookup : upstreamLookup(upstream);
+  const orders = new OrderService(store, { findProduct, findCustomer: (id) => users.getRecord(id) });
+  const files = new FileStore({ dir: config.dataDir, store, maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles });
+  const logError = options.logError ?? defaultErrorLog;
+  const jobs = new JobService({ store, createUser: (body) => users.create(body), onError: (e) => logError(e, undefined) });
+  await files.init();
+  await jobs.recover();
+  if (config.seed === 'demo') {
+    await seedDemoData(store, undefined, { findProduct, extraSeeders: [async () => { await files.seedDemoFile(); }] });
+  }
+
+  const container = rootContainer.createChildContainer();
+  container.register(TOKENS.config, { useValue: config });
+  container.register(TOKENS.store, { useValue: store });
+  container.register(TOKENS.users, { useValue: users });
+  container.register(TOKENS.orders, { useValue: orders });
+  container.register(TOKENS.products, { useValue: findProduct });
+  container.register(TOKENS.files, { useValue: files });
+  container.register(TOKENS.jobs, { useValue: jobs });
+  container.register(TOKENS.tokens, { useValue: new TokenService({ secret: config.tokenSecret, ttlSeconds: config.tokenTtlSeconds }) });
+  container.register(TOKENS.basic, { useValue: await BasicAuthenticator.create(config.adminUsername, config.adminPassword) });
+  container.register(TOKENS.apiKeys, { useValue: new ApiKeyVerifier(config.apiKeys) });
+  container.register(TOKENS.rateLimiter, {
+    useValue: config.rateLimitPerMinute === 0 ? null : new RateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 }),
+  });
+
+  const app = new Application({
+    container,
+    resources: [...RESOURCES],
+    providers: [
+      ...PROVIDER_CLASSES,
+      new XmlUserWriter(),
+      new CorsFilter({ allowOrigin: config.cors.origin, allowMethods: splitList(config.cors.methods), allowHeaders: splitList(config.cors.headers) }),
+      new GzipFeature({ threshold: 1024 }),
+    ],
+    errorBody: serviceErrorBody,
+    logger: logError,
+    limits: { bodyLimit: config.bodyLimitBytes, shutdownDeadline: config.shutdownDeadlineMs },
+  });
+  app.build();
+
+  const log = options.log === undefined ? (config.logRequests ? defaultAccessLog : null) : options.log;
+  const onFinish = log === null ? undefined : (message: unknown): void => {
+    const m = message as { request: ContainerRequestContext; status: number; durationMs: number };
+    log(JSON.stringify({
+      time: new Date().toISOString(), requestId: m.request.getProperty(REQUEST_ID_PROPERTY),
+      method: m.request.method, path: m.request.path, status: m.status, durationMs: m.durationMs,
+    }));
+  };
+  if (onFinish !== undefined) diagnostics_channel.subscribe(CHANNEL_NAMES.finish, onFinish);
+
+  return {
+    app, store, container, jobs,
+    listen: () => app.listen(config.port, config.host),
+    async close() {
+      await app.close(config.shutdownDeadlineMs);
+      await jobs.whenIdle();
+      await upstream?.close();
+      if (onFinish !== undefined) diagnostics_channel.unsubscribe(CHANNEL_NAMES.finish, onFinish);
+      await store.close();
+    },
+  };
+}
+
+/**
+ * Upstream products carry id, name and an optional price; orders need a price, so a product
+ * without one is answered as a bad upstream answer (502) when an order needs it.
+ */
+function upstreamLookup(upstream: UpstreamCatalog): ProductLookup {
+  return async (id) => {
+    const p = await upstream.get(id);
+    if (p === undefined) return undefined;
+    return { id: p.id, name: p.name, price: p.price ?? Number.NaN, currency: 'USD', description: '' };
+  };
+}
+
+function splitList(value: string): string[] {
+  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+}
+
+function defaultAccessLog(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function defaultErrorLog(error: unknown): void {
+  const e = error as Error;
+  process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), error: e?.message, stack: e?.stack })}\n`);
+}

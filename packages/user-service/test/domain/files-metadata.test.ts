@@ -1,0 +1,96 @@
+import { describe, expect, it } from 'vitest';
+import {
+  contentDisposition, normalizeMediaType, parseFileId, parseRecordId, sanitizeFilename, sanitizeText,
+} from '../../src/domain/files-metadata.js';
+
+describe('sanitizeFilename', () => {
+  it.each([
+    ['report.pdf', 'report.pdf'],
+    ['a/b\\c.txt', 'abc.txt'],
+    ['nul\u0000byte\u001f.txt', 'nulbyte.txt'],
+    ['c1\u0085control', 'c1control'],
+    ['bidi\u202Egnp.exe', 'bidignp.exe'],
+    ['  padded.txt  ', 'padded.txt'],
+    ['...', 'upload'],
+    ['', 'upload'],
+    [undefined, 'upload'],
+    ['lone\uD800surrogate', 'lone\uFFFDsurrogate'],
+    ['cafe\u0301.txt', 'café.txt'], // NFC
+  ])('%j -> %j', (raw, expected) => {
+    expect(sanitizeFilename(raw)).toBe(expected);
+  });
+
+  it('cuts at 255 code points without splitting a surrogate pair', () => {
+    const name = sanitizeFilename('😀'.repeat(300));
+    expect(Array.from(name)).toHaveLength(255);
+    expect(name).toBe('😀'.repeat(255));
+  });
+});
+
+describe('sanitizeText', () => {
+  it('keeps tabs and newlines, drops other controls, repairs lone surrogates', () => {
+    expect(sanitizeText('a\tb\r\nc\u0000d\u001be\uDC00')).toBe('a\tb\r\ncde\uFFFD');
+  });
+});
+
+describe('normalizeMediaType', () => {
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['Application/VND.API+JSON', 'application/vnd.api+json'],
+    ['image/svg+xml', 'image/svg+xml'],
+    [undefined, 'application/octet-stream'],
+    ['text', 'application/octet-stream'],
+    ['text/plain; charset=utf-8', 'application/octet-stream'],
+    ['text/pl ain', 'application/octet-stream'],
+    ['a/b/c', 'application/octet-stream'],
+    ['"x"/y', 'application/octet-stream'],
+  ])('%j -> %j', (raw, expected) => {
+    expect(normalizeMediaType(raw)).toBe(expected);
+  });
+});
+
+describe('contentDisposition', () => {
+  it('gives an ASCII fallback and an RFC 8187 filename*', () => {
+    expect(contentDisposition('plain.txt')).toBe(`attachment; filename="plain.txt"; filename*=UTF-8''plain.txt`);
+    expect(contentDisposition('résumé "v2".pdf')).toBe(
+      `attachment; filename="r_sum_ _v2_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22v2%22.pdf`,
+    );
+  });
+
+  it('replaces backslash and %, encodes the characters RFC 8187 attr-char excludes', () => {
+    expect(contentDisposition("it's (100%)*.txt")).toBe(
+      `attachment; filename="it's (100_)*.txt"; filename*=UTF-8''it%27s%20%28100%25%29%2A.txt`,
+    );
+    expect(contentDisposition('a\\b')).toBe(`attachment; filename="ab"; filename*=UTF-8''ab`);
+  });
+
+  it('uses one _ per astral character and never throws on lone surrogates', () => {
+    expect(contentDisposition('😀.png')).toBe(`attachment; filename="_.png"; filename*=UTF-8''%F0%9F%98%80.png`);
+    expect(() => contentDisposition('\uD800.bin')).not.toThrow();
+  });
+
+  it('cannot be made to inject header syntax', () => {
+    const header = contentDisposition('x"; filename="evil.exe\r\nSet-Cookie: a=b');
+    expect(header).not.toMatch(/[\r\n]/);
+    expect(header.match(/"/g)).toHaveLength(2); // only the pair around the fallback
+  });
+});
+
+describe('parseRecordId / parseFileId', () => {
+  it('accepts decimal strings and numbers naming positive safe integers', () => {
+    expect(parseRecordId('1')).toBe(1);
+    expect(parseRecordId('007')).toBe(7);
+    expect(parseRecordId('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
+    expect(parseRecordId(12)).toBe(12);
+  });
+
+  it.each(['', '0', '-1', '+1', '1e3', '1.5', '0x10', ' 1', '1/../2', '../../etc/passwd', '%31', '9007199254740992',
+    '12345678901234567', '١'])('rejects %j', (raw) => {
+    expect(parseRecordId(raw)).toBeUndefined();
+    expect(() => parseFileId(raw)).toThrow(expect.objectContaining({ status: 404, code: 'FILE_NOT_FOUND' }));
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])('rejects the number %d', (raw) => {
+    expect(parseRecordId(raw)).toBeUndefined();
+  });
+});
