@@ -1,5 +1,5 @@
 import { NotAcceptableError, NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from './errors.js';
-import { consumes, negotiate, type MediaType } from './media-type.js';
+import { compareNegotiations, consumes, negotiate, negotiateDetailed, type MediaType, type Negotiation } from './media-type.js';
 import type { Exchange } from './exchange.js';
 import type { RouteMethod } from './model.js';
 import { Response } from './response.js';
@@ -57,22 +57,23 @@ function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
   if (byType.length === 0) {
     throw new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
   }
+  // Several methods for one verb: the best (client q, then server qs, then distance) wins (JAX-RS 3.8).
   let best: RouteMethod | undefined;
-  let bestType: MediaType | undefined;
+  let bestNeg: Negotiation | undefined;
   for (const r of byType) {
     if (r.produces.length === 0) {
       if (best === undefined) best = r;
       continue;
     }
-    const mt = negotiated(ex, r);
-    if (mt === null) continue;
-    if (bestType === undefined || mt.q > bestType.q) {
+    const neg = negotiateDetailed(ex.acceptableMediaTypes, r.produces);
+    if (neg === undefined) continue;
+    if (bestNeg === undefined || compareNegotiations(neg, bestNeg) < 0) {
       best = r;
-      bestType = mt;
+      bestNeg = neg;
     }
   }
   if (best === undefined) throw new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
-  if (bestType !== undefined) ex.responseMediaType = bestType;
+  if (bestNeg !== undefined) ex.responseMediaType = bestNeg.mediaType;
   return best;
 }
 

@@ -157,7 +157,7 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
   const res = ex.rawResponse;
   const headers = response.headers;
   const status = response.status;
-  if (ex.rt.state.closing) headers.connection = 'close';
+  if (ex.rt.state.closing || unreadBody(ex)) headers.connection = 'close';
   if (body === undefined || NO_BODY_STATUS(status)) {
     if (body instanceof Readable) body.destroy();
     if (!NO_BODY_STATUS(status) && headers['content-length'] === undefined) headers['content-length'] = 0;
@@ -179,9 +179,17 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
   return sendStream(ex, response, body);
 }
 
+/**
+ * A request body left unread (an early 413/415, an abort, a method that ignored it): close the
+ * connection after this response instead of letting Node read and discard the rest (HARDENING.md).
+ */
+function unreadBody(ex: Exchange): boolean {
+  return ex.raw.complete === false && ex.hasEntity();
+}
+
 function sendStream(ex: Exchange, response: Response, body: Readable): Step {
   const res = ex.rawResponse;
-  if (ex.rt.state.closing) response.headers.connection = 'close';
+  if (ex.rt.state.closing || unreadBody(ex)) response.headers.connection = 'close';
   if (ex.trace !== undefined) response.headers['x-pipeline-trace'] = ex.trace.join(', ');
   res.writeHead(response.status, response.headers);
   if (ex.isHead) {

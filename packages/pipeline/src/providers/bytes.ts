@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { MediaType } from '../core/media-type.js';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken } from '../core/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/providers.js';
 import { readBody } from './read-body.js';
 import { isBinaryType, isSubtypeOf } from './type-tokens.js';
 
@@ -34,7 +34,7 @@ export class BytesWriter implements MessageBodyWriter<unknown> {
     return isBinaryType(type);
   }
 
-  writeTo(entity: unknown): Body {
+  writeTo(entity: unknown, _type?: TypeToken, _mediaType?: MediaType, _ctx?: WriteContext): Body {
     if (entity instanceof Uint8Array) return entity;
     if (ArrayBuffer.isView(entity)) return new Uint8Array(entity.buffer, entity.byteOffset, entity.byteLength);
     if (entity instanceof ArrayBuffer) return new Uint8Array(entity);

@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { BadRequestError } from '../core/errors.js';
 import type { MediaType } from '../core/media-type.js';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken } from '../core/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/providers.js';
 import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { exceedsDepth, findUnsafeJson } from './json-safety.js';
 import { JsonOptions, replacerFor } from './json-options.js';
@@ -60,10 +60,10 @@ export function parseJsonBody(bytes: Buffer, maxDepth = DEFAULT_MAX_JSON_DEPTH):
   // RFC 8259 §8.1: a parser MAY ignore a byte order mark; JSON.parse would reject it.
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
   if (start === bytes.length) return undefined;
-  const text = bytes.toString('utf8', start);
-  if (exceedsDepth(text, maxDepth)) {
+  if (exceedsDepth(bytes, maxDepth)) {
     throw new BadRequestError(`JSON nesting exceeds ${maxDepth} levels`, { code: BodyErrorCode.TooDeep });
   }
+  const text = bytes.toString('utf8', start);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -120,7 +120,7 @@ export class JsonWriter implements MessageBodyWriter<unknown> {
     return !isBinaryType(type) && !isStreamType(type);
   }
 
-  writeTo(entity: unknown, type: TypeToken): Body {
+  writeTo(entity: unknown, type: TypeToken, _mediaType?: MediaType, _ctx?: WriteContext): Body {
     const options = this.resolve === undefined ? undefined : this.resolve(type);
     const json = options === undefined
       ? JSON.stringify(entity)

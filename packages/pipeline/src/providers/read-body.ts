@@ -28,7 +28,8 @@ const noop = (): void => {};
  * One chunk is returned as is (no `Buffer.concat` copy): most JSON bodies fit in one TCP read.
  *
  * @example
- * const bytes = await readBody(req, 1024 * 1024, Number(req.headers['content-length'] ?? NaN) || undefined);
+ * const cl = req.headers['content-length'];
+ * const bytes = await readBody(req, 1024 * 1024, cl === undefined ? undefined : Number(cl));
  */
 export function readBody(input: Readable, limit: number, contentLength: number | undefined): Promise<Buffer> {
   if (contentLength !== undefined) {

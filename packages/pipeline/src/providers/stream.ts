@@ -1,6 +1,6 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { MediaType } from '../core/media-type.js';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken } from '../core/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/providers.js';
 import { clientAborted, lengthMismatch, streamError, tooLarge } from './body-errors.js';
 import { toBuffer } from './read-body.js';
 import { isStreamEntity, isStreamType, isSubtypeOf } from './type-tokens.js';
@@ -108,7 +108,7 @@ export class StreamWriter implements MessageBodyWriter<unknown> {
     return isStreamType(type);
   }
 
-  writeTo(entity: unknown): Body {
+  writeTo(entity: unknown, _type?: TypeToken, _mediaType?: MediaType, _ctx?: WriteContext): Body {
     if (entity instanceof Readable) return entity;
     if (isStreamEntity(entity)) return Readable.from(entity as AsyncIterable<unknown> | Iterable<unknown>, { objectMode: false });
     throw new TypeError('StreamWriter needs a Readable, an async iterable or an iterator of string/Uint8Array chunks');

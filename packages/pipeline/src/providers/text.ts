@@ -2,7 +2,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { BadRequestError } from '../core/errors.js';
 import type { MediaType } from '../core/media-type.js';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken } from '../core/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/providers.js';
 import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { readBody } from './read-body.js';
 import { charsetOf, encodingOf, isScalarType } from './type-tokens.js';
@@ -58,7 +58,7 @@ export class TextWriter implements MessageBodyWriter<unknown> {
     return mediaType.type === 'text' && isScalarType(type) && encodingOf(charsetOf(mediaType)) !== undefined;
   }
 
-  writeTo(entity: unknown, _type: TypeToken, mediaType: MediaType): Body {
+  writeTo(entity: unknown, _type: TypeToken, mediaType: MediaType, _ctx?: WriteContext): Body {
     const text = String(entity);
     const encoding = encodingOf(charsetOf(mediaType));
     if (encoding === undefined || encoding === 'utf8') return text;

@@ -159,10 +159,13 @@ describe('json-safety helpers', () => {
   });
 
   it('exceedsDepth counts bracket nesting outside strings', () => {
-    expect(exceedsDepth('[[[]]]', 2)).toBe(true);
-    expect(exceedsDepth('[[[]]]', 3)).toBe(false);
-    expect(exceedsDepth('[{"a":[]}]', 2)).toBe(true);
-    expect(exceedsDepth('["[[[[[[[\\"[[["]', 2)).toBe(false);
+    const deeper = (s: string, max: number): boolean => exceedsDepth(Buffer.from(s), max);
+    expect(deeper('[[[]]]', 2)).toBe(true);
+    expect(deeper('[[[]]]', 3)).toBe(false);
+    expect(deeper('[{"a":[]}]', 2)).toBe(true);
+    expect(deeper('["[[[[[[[\\"[[["]', 2)).toBe(false);
+    expect(deeper('["\\\\",[[[]]]]', 2)).toBe(true); // an escaped backslash ends the string
+    expect(deeper('[{"é[[[[[[[": "ü{{{{{{"}]', 2)).toBe(false);
   });
 
   it('parseJsonBody is usable on its own', () => {

@@ -19,14 +19,9 @@ export class FilesResource {
   @Consumes('multipart/form-data')
   @Produces('application/json')
   async upload(@Context() req: IncomingMessage, @Context() uri: UriInfo): Promise<Response> {
-    try {
-      const record = await this.files.upload(req, req.headers);
-      return Response.created(`${uri.baseUri}/api/files/${record.id}`).entity(record).build();
-    } catch (e) {
-      // The body may be partly unread: close the connection after the error response.
-      (e as { headers?: Record<string, string> }).headers!.connection = 'close';
-      throw e;
-    }
+    // On 413/400/415 the body may be partly unread: the pipeline then closes the connection.
+    const record = await this.files.upload(req, req.headers);
+    return Response.created(`${uri.baseUri}/api/files/${record.id}`).entity(record).build();
   }
 
   @GET('{id}')

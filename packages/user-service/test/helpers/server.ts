@@ -1,0 +1,122 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Agent, request } from 'undici';
+
+const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+export const MAIN = join(PACKAGE_DIR, 'dist/main.js');
+
+/** The root test command builds first; a developer running vitest alone gets a build here. */
+export function ensureBuilt(): void {
+  if (existsSync(MAIN)) return;
+  const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: PACKAGE_DIR, stdio: 'inherit' });
+  if (r.status !== 0) throw new Error('user-service build failed');
+}
+
+/** A real server process on an ephemeral port. */
+export interface RunningServer {
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly process: ChildProcess;
+  /** Every stdout line so far (access log, startup lines). */
+  readonly stdout: string[];
+  readonly stderr: string[];
+  /** Sends a signal and resolves with the exit code (null when killed by a signal). */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Reuse a data directory (restart tests); default a fresh temp dir. */
+  dataDir?: string;
+  /** Give up waiting for `listening on` after this many ms. */
+  timeoutMs?: number;
+}
+
+/**
+ * Starts `node dist/main.js` with PORT=0 and a temp DATA_DIR, waits for the `listening on` line
+ * (never a sleep), and returns its URL.
+ */
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  ensureBuilt();
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'user-service-'));
+  const child = spawn(process.execPath, [MAIN], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  const port = await new Promise<number>((resolvePort, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${stderr.join('\n')}`)), options.timeoutMs ?? 15_000);
+    let buf = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      buf += d.toString();
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        stdout.push(line);
+        const m = /listening on http:\/\/[^:]+:(\d+)/.exec(line);
+        if (m) { clearTimeout(timer); resolvePort(Number(m[1])); }
+      }
+    });
+    child.stderr!.on('data', (d: Buffer) => stderr.push(...d.toString().split('\n').filter(Boolean)));
+    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with ${code} before listening:\n${stderr.join('\n')}`)); });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`, port, dataDir, process: child, stdout, stderr,
+    stop: async (signal = 'SIGTERM') => {
+      if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
+      child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Removes a temp data dir. */
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+export const agent = new Agent({ keepAliveTimeout: 2000, headersTimeout: 10_000, bodyTimeout: 10_000 });
+
+export interface HttpResult {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+  json<T = any>(): T;
+}
+
+/** One request with undici; JSON bodies are serialised with their Content-Type. */
+export async function http(base: string, method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}): Promise<HttpResult> {
+  const headers: Record<string, string> = { ...init.headers };
+  let body: string | Buffer | undefined;
+  if (init.body === undefined) body = undefined;
+  else if (typeof init.body === 'string' || Buffer.isBuffer(init.body)) body = init.body as string | Buffer;
+  else {
+    body = JSON.stringify(init.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await request(`${base}${path}`, { method: method as 'GET', headers, body, dispatcher: agent });
+  const text = await res.body.text();
+  return { status: res.statusCode, headers: res.headers as HttpResult['headers'], text, json: () => JSON.parse(text) };
+}
+
+/** Waits (event-driven, bounded) until a stdout line satisfies `match`; resolves with it parsed as JSON when possible. */
+export function waitForLine(server: RunningServer, match: (line: string) => boolean, timeoutMs = 5000): Promise<string> {
+  const found = server.stdout.find(match);
+  if (found !== undefined) return Promise.resolve(found);
+  return new Promise((resolveLine, reject) => {
+    const timer = setTimeout(() => { server.process.stdout!.off('data', onData); reject(new Error('log line not seen in time')); }, timeoutMs);
+    const onData = (): void => {
+      // The harness's own listener (registered first) has already split the chunk into lines.
+      const line = server.stdout.find(match);
+      if (line !== undefined) { clearTimeout(timer); server.process.stdout!.off('data', onData); resolveLine(line); }
+    };
+    server.process.stdout!.on('data', onData);
+  });
+}
