@@ -100,9 +100,10 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   container.register(TOKENS.tokens, { useValue: new TokenService({ secret: config.tokenSecret, ttlSeconds: config.tokenTtlSeconds }) });
   container.register(TOKENS.basic, { useValue: await BasicAuthenticator.create(config.adminUsername, config.adminPassword) });
   container.register(TOKENS.apiKeys, { useValue: new ApiKeyVerifier(config.apiKeys) });
-  container.register(TOKENS.rateLimiter, {
-    useValue: config.rateLimitPerMinute === 0 ? null : new RateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 }),
-  });
+  const rateLimiter = config.rateLimitPerMinute === 0 ? null : new RateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 });
+  // A factory, not `useValue`: tsyringe tests `useValue != undefined`, so `useValue: null` (rate
+  // limiting off) is not a value provider and resolving it fails at start-up.
+  container.register(TOKENS.rateLimiter, { useFactory: () => rateLimiter });
 
   const app = new Application({
     container,

@@ -199,9 +199,17 @@ export class Application {
         void idle.then(() => { clearTimeout(timer); resolve(); });
         return;
       }
-      server.close(() => { clearTimeout(timer); resolve(); });
+      server.close(() => { clearTimeout(timer); clearTimeout(linger); resolve(); });
       server.closeIdleConnections();
-      void idle.then(() => server.closeIdleConnections());
+      // Once nothing is in flight, connections that never sent a request (clients open spares)
+      // are not "idle" to Node and would hold close() until the deadline: give the last
+      // responses a moment to flush, then cut what is left.
+      let linger: NodeJS.Timeout | undefined;
+      void idle.then(() => {
+        server.closeIdleConnections();
+        linger = setTimeout(() => server.closeAllConnections(), Math.min(IDLE_LINGER_MS, deadlineMs));
+        linger.unref();
+      });
     });
     return this.closing;
   }
@@ -211,6 +219,9 @@ export class Application {
     return injectRequest(this.handler, typeof request === 'string' ? { url: request } : request);
   }
 }
+
+/** After the last in-flight response, how long connections may linger before close() cuts them. */
+const IDLE_LINGER_MS = 500;
 
 const CLOSING_BODY = '{"status":503,"error":"Service Unavailable","message":"Server is shutting down"}';
 

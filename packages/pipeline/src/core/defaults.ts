@@ -34,7 +34,11 @@ export const DEFAULT_LIMITS: Readonly<PipelineLimits> = Object.freeze({
 
 /** Merges user limits over the defaults and rejects nonsense at start-up. */
 export function resolveLimits(partial: Partial<PipelineLimits> | undefined): PipelineLimits {
-  const limits = { ...DEFAULT_LIMITS, ...partial };
+  const limits: PipelineLimits = { ...DEFAULT_LIMITS };
+  // `undefined` means "the default" (Partial<> allows it; a spread would copy it over the default).
+  for (const [key, value] of Object.entries(partial ?? {})) {
+    if (value !== undefined) (limits as unknown as Record<string, unknown>)[key] = value;
+  }
   for (const [key, value] of Object.entries(limits)) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 0) {
       throw new TypeError(`limits.${key} must be a non-negative integer, got ${String(value)}`);

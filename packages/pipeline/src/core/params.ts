@@ -102,8 +102,9 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
   }
   if (type === String || type === Object) return (raw) => raw;
   if (type === Number) {
+    // Decimal notation only: Number() would also take '0x10', '0b1' and '' (JAX-RS rejects them).
     return (raw) => {
-      const n = raw.trim() === '' ? NaN : Number(raw);
+      const n = DECIMAL.test(raw) ? Number(raw) : NaN;
       if (!Number.isFinite(n)) throw new TypeError(`'${truncate(raw)}' is not a number`);
       return n;
     };
@@ -123,9 +124,14 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
     };
   }
   if (type === Date) {
+    // ISO 8601 or the HTTP date (RFC 9110 §5.6.7) only; V8's lenient parser would turn 'foo 12'
+    // into a date, and '2024-02-30' into March 1st.
     return (raw) => {
-      const d = new Date(raw);
-      if (Number.isNaN(d.getTime())) throw new TypeError(`'${truncate(raw)}' is not a date`);
+      const iso = ISO_DATE.exec(raw);
+      const d = iso !== null || HTTP_DATE.test(raw) ? new Date(raw) : undefined;
+      if (d === undefined || Number.isNaN(d.getTime()) || (iso !== null && Number(iso[3]) > daysIn(Number(iso[1]), Number(iso[2])))) {
+        throw new TypeError(`'${truncate(raw)}' is not a date`);
+      }
       return d;
     };
   }
@@ -133,6 +139,11 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
   if (typeof fromString === 'function') return (raw) => (fromString as Convert).call(type, raw);
   throw new Error(`No conversion for ${info.source} parameter '${info.name}' of type ${(type as { name?: string }).name ?? String(type)}: register a ParamConverterProvider or add a static fromString()`);
 }
+
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
+const HTTP_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const daysIn = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
 function truncate(s: string): string {
   return s.length > 40 ? `${s.slice(0, 40)}...` : s;

@@ -90,6 +90,8 @@ export interface ReadContext {
 
 /** JAX-RS `MessageBodyReader`: turns a request byte stream into an entity. */
 export interface MessageBodyReader<T = unknown> {
+  /** Media types it reads, for documentation and tooling (selection uses `isReadable`). */
+  readonly consumes?: readonly string[];
   isReadable(type: TypeToken, mediaType: MediaType | undefined): boolean;
   readFrom(type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): T | Promise<T>;
 }
@@ -102,6 +104,11 @@ export interface WriteContext {
 
 /** JAX-RS `MessageBodyWriter`: turns an entity into a body. Return bytes/text for one write, a stream for large bodies. */
 export interface MessageBodyWriter<T = unknown> {
+  /**
+   * Concrete media types it writes, in preference order. Used to negotiate the response type
+   * when the resource method declares no `@Produces` (default: `application/octet-stream`).
+   */
+  readonly produces?: readonly string[];
   isWriteable(type: TypeToken, mediaType: MediaType): boolean;
   writeTo(entity: T, type: TypeToken, mediaType: MediaType, ctx: WriteContext): Body | Promise<Body>;
 }

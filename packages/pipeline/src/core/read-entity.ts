@@ -13,7 +13,9 @@ import { nameOf } from './request-filters.js';
  * entities and 400 otherwise (our empty-body policy, README "Decisions").
  */
 export async function readEntity(ex: Exchange, param: EntityParam, interceptors: readonly ReaderInterceptor[]): Promise<unknown> {
-  if (!ex.hasEntity()) return absent(param);
+  // Zero bytes with a declared media type go to the reader: an empty text or byte body is a value;
+  // the JSON reader answers `undefined` for it (no body). Without a media type it is no body.
+  if (!ex.hasEntity() && (ex.headers['content-length'] === undefined || ex.mediaType === undefined)) return absent(param);
   const ictx = new ReadCtx(ex, param.type, ex.mediaType, interceptors);
   const value = await ictx.proceed();
   if (value === undefined) return absent(param);

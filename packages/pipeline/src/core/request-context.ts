@@ -1,5 +1,4 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { BadRequestError } from './errors.js';
 import { parseAccept, parseMediaType, type MediaType } from './media-type.js';
 import { Response, type ResponseBuilder } from './response.js';
 import type { ResourceInfo } from './resource-info.js';
@@ -185,7 +184,9 @@ function parseCookies(header: string | undefined): Record<string, string> {
     try {
       out[name] = decodeURIComponent(value);
     } catch {
-      throw new BadRequestError(`Malformed cookie ${name}`);
+      // Cookies set by other software on the domain often hold a raw '%' ("50%off"): keep the
+      // value as sent (jshttp/cookie does the same) instead of failing every request carrying it.
+      out[name] = value;
     }
   }
   return out;

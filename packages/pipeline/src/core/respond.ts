@@ -78,9 +78,9 @@ export function handleError(ex: Exchange, error: unknown): Step {
     ex.rt.logError(mapperError, ex);
     return respond(ex, internalError(ex));
   }
-  if (mapped instanceof Response) return respond(ex, mapped);
+  if (mapped instanceof Response) return respond(ex, publishMapped(ex, error, mapped));
   return mapped.then(
-    (r) => respond(ex, r),
+    (r) => respond(ex, publishMapped(ex, error, r)),
     (mapperError: unknown) => {
       ex.rt.logError(mapperError, ex);
       return respond(ex, internalError(ex));
@@ -109,4 +109,10 @@ function plain500(ex: Exchange, error: unknown): Step {
 
 function publishError(ex: Exchange, error: unknown): void {
   if (channels.error.hasSubscribers) channels.error.publish({ request: ex, error });
+}
+
+/** `jaxrs-node:error:mapped` (documented in diagnostics.ts): the error and the status it was mapped to. */
+function publishMapped(ex: Exchange, error: unknown, response: Response): Response {
+  if (channels.mapped.hasSubscribers) channels.mapped.publish({ request: ex, error, status: response.status });
+  return response;
 }

@@ -1,4 +1,7 @@
+import { BadRequestError } from './errors.js';
 import type { ContainerRequestContext } from './request-context.js';
+
+const AUTHORITY = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
 
 /** JAX-RS `UriInfo`: the request URI and its parts, for `@Context() uri: UriInfo`. */
 export class UriInfo {
@@ -15,6 +18,9 @@ export class UriInfo {
   /** Absolute base URI from the Host header (for `Location` values), e.g. `http://127.0.0.1:8080`. */
   get baseUri(): string {
     const host = this.ctx.getHeader('host') ?? 'localhost';
+    // RFC 9112 §3.2: an invalid Host is a 400; never build a Location from one
+    // (`Host: evil.example/steal?x=` would otherwise redirect clients elsewhere).
+    if (!AUTHORITY.test(host)) throw new BadRequestError('Invalid Host header', { code: 'PIPE_INVALID_HOST' });
     const secure = (this.ctx.raw.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
     return `${secure ? 'https' : 'http'}://${host}`;
   }

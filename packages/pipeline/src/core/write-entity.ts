@@ -35,6 +35,12 @@ function typeOf(response: Response): TypeToken {
 
 const writerCache = new WeakMap<Exchange['rt'], Map<unknown, Map<string, MessageBodyWriter>>>();
 
+/** First writer able to write `type` as `mediaType`, or undefined (not cached). */
+function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter | undefined {
+  for (const w of ex.rt.body.writers) if (w.isWriteable(type, mediaType)) return w;
+  return undefined;
+}
+
 /** First writer able to write `type` as `mediaType`; cached per (type, media type). None → 500. */
 export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter {
   let byRt = writerCache.get(ex.rt);
@@ -66,8 +72,12 @@ function responseMediaType(ex: Exchange, response: Response, type: TypeToken): M
     const parsed = parseMediaType(String(explicit));
     if (parsed !== undefined) return parsed;
   }
-  if (ex.responseMediaType !== undefined && ex.responseMediaType.type !== '*' && ex.responseMediaType.subtype !== '*') {
-    return ex.responseMediaType;
+  const routeType = ex.responseMediaType;
+  if (routeType !== undefined && routeType.type !== '*' && routeType.subtype !== '*') {
+    // An error entity (e.g. the error body on a text/csv route) may have no writer for the
+    // route's type: then it falls back to what the writers offer for it, instead of a 500.
+    const failing = response.status >= 400 || ex.mapped;
+    if (!failing || findWriter(ex, type, routeType) !== undefined) return routeType;
   }
   const candidates = writerMediaTypes(ex, type);
   const chosen = negotiate(ex.acceptableMediaTypes, candidates);
@@ -91,7 +101,7 @@ function writerMediaTypes(ex: Exchange, type: TypeToken): MediaType[] {
   if (list === undefined) {
     list = [];
     for (const w of ex.rt.body.writers) {
-      const produces = (w as { produces?: readonly string[] }).produces ?? ['application/octet-stream'];
+      const produces = w.produces ?? ['application/octet-stream'];
       for (const p of produces) {
         const mt = parseMediaType(p);
         if (mt !== undefined && w.isWriteable(type, mt) && !list.some((m) => m.essence === mt.essence)) list.push(mt);

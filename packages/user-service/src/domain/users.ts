@@ -168,8 +168,15 @@ export class UserService {
    * One page of regular users. Defaults: page 0, size 20, sort id,asc.
    * @throws BadRequestError naming every invalid parameter.
    */
-  page(request: PageRequestInput = {}): Page<UserRepresentation> {
+  page(request: PageRequestInput = {}, filter: { email?: string } = {}): Page<UserRepresentation> {
     const req = normalizePageRequest(request);
+    const email = filter.email;
+    if (email !== undefined) {
+      // Filtered pages: the matches are few (emails are not unique, but one address has few users).
+      const matches = this.index.records().filter((u) => u.email === email).sort(userComparator(req.sort));
+      const offset = req.page * req.size;
+      return toPage(matches.slice(offset, offset + req.size).map(toUserRepresentation), req, matches.length);
+    }
     const records = this.index.records();
     const total = records.length;
     const offset = req.page * req.size;

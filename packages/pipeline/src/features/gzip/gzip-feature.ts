@@ -11,7 +11,7 @@ export type GzipFeatureOptions = GzipWriterOptions & GzipReaderOptions;
  * Options are validated here, when the application is built.
  *
  * @example
- * new Application({ features: [new GzipFeature({ threshold: 2048, maxDecodedBytes: 1 << 22 })] });
+ * new Application({ providers: [new GzipFeature({ threshold: 2048, maxDecodedBytes: 1 << 22 })] });
  */
 export class GzipFeature implements Feature {
   private readonly writer: GzipWriterInterceptor;

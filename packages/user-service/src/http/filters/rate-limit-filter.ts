@@ -35,6 +35,7 @@ export class RateLimitFilter implements ContainerRequestFilter, ContainerRespons
     if (d === undefined) return;
     res.headers['x-rate-limit-limit'] = d.limit;
     res.headers['x-rate-limit-remaining'] = d.remaining;
-    res.headers['x-rate-limit-reset'] = d.resetSeconds;
+    // Denied: the sliding window frees a slot only after Retry-After, so Reset never says earlier.
+    res.headers['x-rate-limit-reset'] = d.allowed ? d.resetSeconds : Math.max(d.resetSeconds, d.retryAfterSeconds);
   }
 }

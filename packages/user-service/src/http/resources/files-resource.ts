@@ -1,4 +1,6 @@
-import type { IncomingMessage } from 'node:http';
+// A value import on purpose: with `import type` the decorator metadata says `Function` and
+// `@Context()` injects the pipeline's request context instead of the raw request stream.
+import { IncomingMessage } from 'node:http';
 import { inject, injectable } from 'tsyringe';
 import { Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
 import { downloadHeaders, type FileStore } from '../../domain/files.js';

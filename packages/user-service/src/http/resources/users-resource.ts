@@ -33,7 +33,7 @@ export class UsersResource {
     @QueryParam('sort') sort: string | undefined,
   ): unknown {
     if (page !== undefined || size !== undefined || sort !== undefined) {
-      const result = this.users.page(parsePageQuery({ page, size, sort }));
+      const result = this.users.page(parsePageQuery({ page, size, sort }), { email });
       return Response.ok(result).header('x-total-count', result.totalElements).build();
     }
     if (email !== undefined) return this.users.findByEmail(email);

@@ -1,0 +1,8 @@
+// Run: pnpm --filter @jaxrs-node/examples start dynamic-feature
+import { serve } from '../shared/serve.js';
+import { createAppWithFeature } from './app.js';
+
+const { app, feature } = createAppWithFeature();
+app.build(); // DynamicFeatures run here, once per resource method
+console.log(`deprecated: ${feature.deprecatedMethods.join(', ')}`);
+await serve(app);

@@ -1,0 +1,86 @@
+// scripts/start.mjs and every example's main.ts: build the package (tsc, as `pnpm build` does),
+// then start examples by name in a child process on PORT=0 and request them.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { request } from 'undici';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const run = promisify(execFile);
+const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
+const startScript = join(pkg, 'scripts', 'start.mjs');
+const exampleDirs = readdirSync(join(pkg, 'src')).filter((d) => /^\d{2}-/.test(d)).sort();
+
+/** Starts an example by name and resolves with its URL once it printed `listening on ...`. */
+function startExample(name: string): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [startScript, name], { cwd: pkg, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    let err = '';
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${name} did not start in 15 s: ${out}${err}`)); }, 15_000);
+    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
+      if (m !== null) {
+        clearTimeout(timer);
+        resolve({ child, url: m[1]! });
+      }
+    });
+    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited with ${code}: ${out}${err}`)); });
+  });
+}
+
+/** SIGTERM, and wait for the graceful exit (code 0). */
+function stop(child: ChildProcess): Promise<number | null> {
+  return new Promise((resolve) => {
+    child.removeAllListeners('exit');
+    child.once('exit', (code) => resolve(code));
+    child.kill('SIGTERM');
+  });
+}
+
+describe('scripts/start.mjs', () => {
+  beforeAll(async () => {
+    await run(process.execPath, [join(pkg, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.build.json'], { cwd: pkg });
+  }, 120_000);
+
+  it('lists every example when no name is given', async () => {
+    const { stdout } = await run(process.execPath, [startScript], { cwd: pkg });
+    for (const dir of exampleDirs) expect(stdout).toContain(`${dir.slice(0, 2)}  ${dir.slice(3)}`);
+  });
+
+  it('an unknown name exits 1 and lists the examples on stderr', async () => {
+    const failed = await run(process.execPath, [startScript, 'no-such-example'], { cwd: pkg }).then(() => undefined, (e: { code: number; stderr: string }) => e);
+    expect(failed?.code).toBe(1);
+    expect(failed?.stderr).toContain('Unknown example "no-such-example"');
+    expect(failed?.stderr).toContain('01  hello');
+  });
+
+  it('every example starts by name from dist/, prints its URL and stops gracefully on SIGTERM', async () => {
+    for (const dir of exampleDirs) {
+      const { child, url } = await startExample(dir.slice(3));
+      try {
+        // Any HTTP answer proves the server is up; 404 is fine for the root of most examples.
+        const res = await request(`${url}/`);
+        await res.body.dump();
+        expect(res.statusCode).toBeGreaterThanOrEqual(200);
+      } finally {
+        expect(await stop(child)).toBe(0);
+      }
+    }
+  }, 120_000);
+
+  it('hello by number serves its JSON', async () => {
+    const { child, url } = await startExample('1');
+    try {
+      const res = await request(`${url}/hello/Ada`);
+      expect(await res.body.json()).toEqual({ message: 'Hello, Ada!', lang: 'en' });
+    } finally {
+      await stop(child);
+    }
+  });
+});

@@ -1,0 +1,203 @@
+// HARDENING.md "HTTP layer", graceful close: drain in-flight requests, 503 + Connection: close for
+// requests still arriving on open connections, refuse new connections, cut what is left at the deadline.
+import { once } from 'node:events';
+import { connect, type AddressInfo, type Socket } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { Application, GET, Path } from '../../src/index.js';
+
+interface Deferred<T = void> { promise: Promise<T>; resolve(value: T): void }
+function deferred<T = void>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  const promise = new Promise<T>((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
+interface RawResponse { status: number; headers: Record<string, string>; body: string }
+
+/** Complete HTTP/1.1 responses in `data` (Content-Length framing; Node's error replies have none). */
+function parseResponses(data: string): RawResponse[] {
+  const out: RawResponse[] = [];
+  let rest = data;
+  for (let end = rest.indexOf('\r\n\r\n'); end >= 0; end = rest.indexOf('\r\n\r\n')) {
+    const [statusLine = '', ...lines] = rest.slice(0, end).split('\r\n');
+    const headers: Record<string, string> = {};
+    for (const l of lines) headers[l.slice(0, l.indexOf(':')).trim().toLowerCase()] = l.slice(l.indexOf(':') + 1).trim();
+    const length = Number(headers['content-length'] ?? 0);
+    if (rest.length < end + 4 + length) break;
+    out.push({ status: Number(statusLine.split(' ')[1]), headers, body: rest.slice(end + 4, end + 4 + length) });
+    rest = rest.slice(end + 4 + length);
+  }
+  return out;
+}
+
+/** A raw loopback client: the test decides exactly which bytes go on which connection, and when. */
+interface RawClient { socket: Socket; closed: Promise<void>; data(): string; responses(count: number): Promise<RawResponse[]> }
+async function rawClient(port: number): Promise<RawClient> {
+  const socket = connect(port, '127.0.0.1');
+  socket.setEncoding('latin1');
+  socket.on('error', () => undefined);
+  let buf = '';
+  let wake = (): void => undefined;
+  socket.on('data', (chunk: string) => { buf += chunk; wake(); });
+  const closed = once(socket, 'close').then(() => { wake(); });
+  await once(socket, 'connect');
+  return {
+    socket, closed, data: () => buf,
+    async responses(count) {
+      const deadline = Date.now() + 3000;
+      for (;;) {
+        const parsed = parseResponses(buf);
+        if (parsed.length >= count) return parsed;
+        if (socket.destroyed || Date.now() > deadline) throw new Error(`expected ${count} responses, got ${JSON.stringify(buf)}`);
+        await Promise.race([new Promise<void>((r) => { wake = r; }), closed, new Promise((r) => setTimeout(r, 100))]);
+      }
+    },
+  };
+}
+
+let slowEntered = deferred();
+let slowRelease = deferred();
+let hangEntered = deferred();
+
+@Path('/slow') class Slow {
+  @GET() async get(): Promise<unknown> {
+    slowEntered.resolve();
+    await slowRelease.promise;
+    return { done: true };
+  }
+}
+@Path('/fast') class Fast { @GET() get(): unknown { return { fast: true }; } }
+@Path('/hang') class Hang {
+  @GET() get(): Promise<never> {
+    hangEntered.resolve();
+    return new Promise<never>(() => undefined);
+  }
+}
+
+const newApp = (): Application => new Application({ resources: [Slow, Fast, Hang], logger: () => undefined });
+const httpGet = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
+const settledFlag = (p: Promise<unknown>): { settled: boolean } => {
+  const flag = { settled: false };
+  void p.then(() => { flag.settled = true; });
+  return flag;
+};
+
+describe('graceful close over sockets', () => {
+  let app: Application;
+  const clients: RawClient[] = [];
+  const open = async (): Promise<RawClient> => {
+    const c = await rawClient((app.server!.address() as AddressInfo).port);
+    clients.push(c);
+    return c;
+  };
+  afterEach(async () => {
+    slowRelease.resolve();
+    for (const c of clients.splice(0)) c.socket.destroy();
+    await app.close(100);
+    slowEntered = deferred();
+    slowRelease = deferred();
+    hangEntered = deferred();
+  });
+
+  it('lets an in-flight request finish with 200 + Connection: close, refuses new connections, resolves once drained', async () => {
+    app = newApp();
+    const { port } = await app.listen(0);
+    const a = await open();
+    a.socket.write(httpGet('/slow'));
+    await slowEntered.promise;
+
+    const closing = app.close(5000);
+    const flag = settledFlag(closing);
+    const refused = connect(port, '127.0.0.1');
+    const [err] = (await once(refused, 'error')) as [NodeJS.ErrnoException];
+    expect(err.code).toBe('ECONNREFUSED');
+    expect(flag.settled).toBe(false); // still draining: the slow request holds it open
+
+    slowRelease.resolve();
+    const [res] = await a.responses(1);
+    expect(res!.status).toBe(200);
+    expect(res!.headers.connection).toBe('close');
+    expect(JSON.parse(res!.body)).toEqual({ done: true });
+    await closing;
+    await a.closed;
+    expect(app.close()).toBe(closing); // idempotent
+  });
+
+  it('answers 503 + Connection: close to a request arriving on an open kept-alive connection; reaps idle ones', async () => {
+    app = newApp();
+    const serverSockets: Socket[] = [];
+    await app.listen(0);
+    app.server!.on('connection', (s: Socket) => serverSockets.push(s));
+    const busy = await open();
+    const idle = await open();
+    for (const c of [busy, idle]) {
+      c.socket.write(httpGet('/fast'));
+      const [first] = await c.responses(1);
+      expect(first!.headers.connection).toBe('keep-alive');
+    }
+    // The next request's first bytes are on the server when close() starts: Node counts the
+    // connection as active (not idle), so it is not reaped and the request reaches the handler.
+    const partial = 'GET /fast HTTP/1.1\r\nHost: 127.0.0.1\r\n';
+    busy.socket.write(partial);
+    const onServer = serverSockets.find((s) => s.remotePort === busy.socket.localPort)!;
+    const expected = httpGet('/fast').length + partial.length;
+    for (let i = 0; i < 300 && onServer.bytesRead < expected; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(onServer.bytesRead).toBe(expected);
+
+    const closing = app.close(5000);
+    await idle.closed; // an idle kept-alive socket is closed at once
+    expect(parseResponses(idle.data())).toHaveLength(1);
+
+    busy.socket.write('\r\n');
+    const [, rejected] = await busy.responses(2);
+    expect(rejected!.status).toBe(503);
+    expect(rejected!.headers.connection).toBe('close');
+    expect(rejected!.headers['retry-after']).toBe('1');
+    expect(JSON.parse(rejected!.body)).toMatchObject({ status: 503 });
+    await busy.closed;
+    await closing;
+  });
+
+  it('cuts a request that never finishes at the deadline, and close() still resolves', async () => {
+    app = newApp();
+    await app.listen(0);
+    const c = await open();
+    c.socket.write(httpGet('/hang'));
+    await hangEntered.promise;
+    const started = Date.now();
+    await app.close(200);
+    const elapsed = Date.now() - started;
+    await c.closed;
+    expect(c.data()).toBe(''); // no response at all: the connection was destroyed
+    expect(elapsed).toBeGreaterThanOrEqual(150);
+    expect(elapsed).toBeLessThan(3000);
+  });
+});
+
+describe('graceful close in-process (inject)', () => {
+  it('answers 503 + Connection: close while closing and lets the in-flight request finish', async () => {
+    const app = newApp();
+    const inflight = app.inject('/slow');
+    await slowEntered.promise;
+    const closing = app.close(5000);
+    const flag = settledFlag(closing);
+
+    const rejected = await app.inject('/fast');
+    expect(rejected.status).toBe(503);
+    expect(rejected.headers.connection).toBe('close');
+    expect(rejected.json()).toEqual({ status: 503, error: 'Service Unavailable', message: 'Server is shutting down' });
+    expect(flag.settled).toBe(false);
+
+    slowRelease.resolve();
+    const done = await inflight;
+    expect(done.status).toBe(200);
+    expect(done.headers.connection).toBe('close');
+    await closing;
+  });
+
+  it('close() on an application with nothing in flight resolves at once', async () => {
+    const app = newApp();
+    await app.close();
+    expect((await app.inject('/fast')).status).toBe(503);
+  });
+});

@@ -1,0 +1,129 @@
+// Process plumbing for service-bench.mjs: pinned children, readiness, bounded stop, CPU
+// accounting from /proc, a quiet-machine wait and the pinned worker runs. Every wait here has a
+// deadline; only children started here are ever signalled.
+import { spawn, spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const WORKER = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
+
+/** Children still alive, killed if the runner exits early. */
+const live = new Set();
+process.once('exit', () => { for (const c of live) c.kill('SIGKILL'); });
+
+/** `taskset -c <cpu>` prefix when pinning works here, else [] with a warning. */
+export function pinning(cpu) {
+  const r = spawnSync('taskset', ['-c', cpu, 'true'], { stdio: 'ignore', timeout: 5000 });
+  if (r.status === 0) return ['taskset', '-c', cpu];
+  process.stderr.write(`warning: cannot pin to CPU ${cpu}: results are noisier\n`);
+  return [];
+}
+
+/** Starts `cmd args` behind `pin` (taskset execs, so the pid is the program's own); captures output. */
+export function start(pin, cmd, args, env, cwd) {
+  const argv = [...pin, cmd, ...args];
+  const child = spawn(argv[0], argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  let out = '';
+  let err = '';
+  const keep = (s) => (s.length > 65536 ? s.slice(-65536) : s);
+  child.stdout.setEncoding('utf8').on('data', (d) => { out = keep(out + d); });
+  child.stderr.setEncoding('utf8').on('data', (d) => { err = keep(err + d); });
+  child.io = { stdout: () => out, stderr: () => err };
+  return child;
+}
+
+/** Resolves with the port of the first `listening on http://host:PORT` line; rejects on exit or timeout. */
+export function listeningPort(child, timeoutMs, what) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => done(new Error(`${what} not listening after ${timeoutMs} ms`)), timeoutMs);
+    const onData = () => {
+      const m = /listening on http:\/\/[^:\s]+:(\d+)/.exec(child.io.stdout());
+      if (m) done(undefined, Number(m[1]));
+    };
+    const onExit = (code, signal) => done(new Error(`${what} exited before listening (code ${code}, signal ${signal}): ${child.io.stderr().slice(-1500)}`));
+    function done(err, port) {
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.off('exit', onExit);
+      if (err) reject(err); else resolve(port);
+    }
+    child.stdout.on('data', onData);
+    child.once('exit', onExit);
+    onData();
+  });
+}
+
+/** SIGTERM, then SIGKILL after `graceMs`; resolves once the child is gone. */
+export function stop(child, graceMs = 5000) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    child.once('exit', () => { clearTimeout(timer); resolve(); });
+    child.kill('SIGTERM');
+  });
+}
+
+/** Runs load-worker.mjs pinned with `options`; resolves with its JSON result (bounded). */
+export function runWorker(pin, options, timeoutMs) {
+  const child = start(pin, process.execPath, [WORKER, JSON.stringify(options)], process.env, undefined);
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`load worker did not finish in ${timeoutMs} ms`)); }, timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      if (code !== 0) return reject(new Error(`load worker failed (${code}): ${child.io.stderr().slice(-1500)}`));
+      try { resolve(JSON.parse(child.io.stdout().trim().split('\n').pop())); }
+      catch { reject(new Error(`load worker printed no JSON: ${child.io.stdout().slice(0, 300)}`)); }
+    });
+  });
+}
+
+const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8', timeout: 5000 }).stdout?.trim()) || 100;
+
+/** User + system CPU seconds of a process so far (Linux /proc), undefined elsewhere. */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU seconds the whole machine has been busy (user, nice, system, steal), undefined elsewhere. */
+export function machineBusySeconds() {
+  try {
+    const cpu = readFileSync('/proc/stat', 'utf8').split('\n')[0].trim().split(/\s+/).slice(1).map(Number);
+    return (cpu[0] + cpu[1] + cpu[2] + (cpu[7] ?? 0)) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Waits (bounded by `maxWaitS`) until other programs use at most `maxNoise` cores. */
+export async function waitQuiet(maxNoise, maxWaitS) {
+  const deadline = Date.now() + maxWaitS * 1000;
+  for (;;) {
+    const a = machineBusySeconds();
+    const t0 = performance.now();
+    await new Promise((r) => setTimeout(r, 500));
+    const b = machineBusySeconds();
+    if (a === undefined || b === undefined) return 0;
+    const busy = (b - a) / ((performance.now() - t0) / 1000);
+    if (busy <= maxNoise) return busy;
+    if (Date.now() > deadline) {
+      process.stderr.write(`warning: machine still busy (${busy.toFixed(2)} cores) after ${maxWaitS} s; measuring anyway\n`);
+      return busy;
+    }
+  }
+}
+
+/** The middle value (mean of the middle two for an even count); NaN for none. */
+export function median(values) {
+  if (values.length === 0) return Number.NaN;
+  const s = [...values].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}

@@ -1,0 +1,78 @@
+// Runs in its own process, pinned to the load core (see bench-lib.mjs runWorker). One JSON
+// argument, one JSON line on stdout.
+//   { mode: 'throughput', url, connections, duration, method?, headers?, body? }
+//     autocannon (from packages/bench's node_modules) for `duration` seconds.
+//   { mode: 'latency', url, headers?, samples, maxSeconds, warmup }
+//     one connection, one request at a time, timed with hrtime: the service time of a request,
+//     without queueing behind other connections (autocannon's histogram has 1 ms resolution).
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+const options = JSON.parse(process.argv[2] ?? '{}');
+const startCpu = process.cpuUsage();
+
+function finish(result) {
+  const cpu = process.cpuUsage(startCpu);
+  const line = JSON.stringify({ ...result, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+  // Exit once the line is flushed: autocannon may leave timers behind.
+  process.stdout.write(`${line}\n`, () => process.exit(0));
+}
+
+function fail(err) {
+  process.stderr.write(`${err?.stack ?? String(err)}\n`);
+  process.exit(1);
+}
+
+function loadAutocannon() {
+  const benchPkg = fileURLToPath(new URL('../../bench/package.json', import.meta.url));
+  try {
+    return createRequire(benchPkg)('autocannon');
+  } catch (e) {
+    throw new Error(`autocannon is not installed in packages/bench (run pnpm install there): ${e.message}`);
+  }
+}
+
+function throughput() {
+  const autocannon = loadAutocannon();
+  const { url, connections, duration, method = 'GET', headers = {}, body } = options;
+  autocannon({ url, connections, duration, method, headers, body }, (err, r) => {
+    if (err) return fail(err);
+    finish({
+      rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99,
+      non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, duration: r.duration,
+    });
+  });
+}
+
+async function latency() {
+  const { Client } = createRequire(import.meta.url)('undici');
+  const { url, headers = {}, samples = 500, maxSeconds = 5, warmup = 20 } = options;
+  const target = new URL(url);
+  const client = new Client(target.origin, { pipelining: 1, headersTimeout: 120_000, bodyTimeout: 120_000 });
+  const path = target.pathname + target.search;
+  const times = [];
+  let bytes = 0;
+  const deadline = performance.now() + maxSeconds * 1000;
+  // Bounded by count and by time; at least 5 measured samples even for very slow requests.
+  for (let i = 0; i < warmup + samples; i++) {
+    if (i >= warmup + 5 && performance.now() > deadline) break;
+    const t0 = process.hrtime.bigint();
+    const res = await client.request({ path, method: 'GET', headers });
+    const buf = Buffer.from(await res.body.arrayBuffer());
+    const us = Number(process.hrtime.bigint() - t0) / 1000;
+    if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${buf.toString('utf8', 0, 200)}`);
+    if (i >= warmup) { times.push(us); bytes = buf.byteLength; }
+  }
+  await client.close();
+  times.sort((a, b) => a - b);
+  const pick = (q) => times[Math.min(times.length - 1, Math.floor(q * times.length))];
+  finish({ count: times.length, p50Us: pick(0.5), p99Us: pick(0.99), maxUs: times[times.length - 1], bytes });
+}
+
+if (options.mode === 'throughput') {
+  try { throughput(); } catch (e) { fail(e); }
+} else if (options.mode === 'latency') {
+  latency().catch(fail);
+} else {
+  fail(new Error(`unknown mode ${options.mode}`));
+}

@@ -1,0 +1,45 @@
+/** serviceErrorBody in isolation: the SPEC "Errors" fields and its two documented exceptions. */
+import { describe, expect, it } from 'vitest';
+import { BadRequestError, InternalServerError, NotFoundError, ServiceUnavailableError, WebApplicationError } from '@jaxrs-node/pipeline';
+import { createRequestContext } from '@jaxrs-node/pipeline/testing';
+import { InvalidTokenError } from '../../src/domain/tokens.js';
+import { serviceErrorBody } from '../../src/http/error-body.js';
+
+type Body = { timestamp: string; status: number; error: string; message: string; path: string; errors: unknown[] };
+const body = (error: WebApplicationError, url = '/api/users/9?x=1') => serviceErrorBody(error, createRequestContext({ url })) as Body;
+
+describe('serviceErrorBody', () => {
+  it('has exactly timestamp, status, error (reason phrase), message, path and errors', () => {
+    const b = body(new NotFoundError('User 9 not found'));
+    expect(Object.keys(b).sort()).toEqual(['error', 'errors', 'message', 'path', 'status', 'timestamp']);
+    expect(b).toMatchObject({ status: 404, error: 'Not Found', message: 'User 9 not found', path: '/api/users/9', errors: [] });
+    expect(b.timestamp).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/); // ISO 8601, whole seconds
+    expect(Math.abs(Date.parse(b.timestamp) - Date.now())).toBeLessThan(5_000);
+  });
+
+  it('lists every violation of a validation failure in errors', () => {
+    const details = [{ field: 'email', message: 'is required' }, { field: 'age', message: 'must be >= 0' }];
+    expect(body(new BadRequestError('Validation failed', { details }))).toMatchObject({ status: 400, error: 'Bad Request', errors: details });
+  });
+
+  it('answers errors: [] when details are absent or not an array', () => {
+    expect(body(new BadRequestError('x', { details: { field: 'email' } })).errors).toEqual([]);
+    expect(body(new BadRequestError('x', { details: 'text' })).errors).toEqual([]);
+  });
+
+  it('uses invalid_token as error for a rejected bearer token (RFC 6750)', () => {
+    expect(body(new InvalidTokenError('expired'))).toMatchObject({ status: 401, error: 'invalid_token', message: 'The access token is invalid or expired' });
+  });
+
+  it.each([
+    new InternalServerError('connection string postgres://u:p@db leaked'),
+    new ServiceUnavailableError('upstream 10.0.0.5 refused'),
+    new WebApplicationError(502, 'secret detail'),
+  ])('never shows the message of a 5xx (%s)', (error) => {
+    const b = body(error);
+    expect(b.status).toBe(error.status);
+    expect(b.message).toBe(error.reason);
+    expect(b.error).toBe(error.reason);
+    expect(JSON.stringify(b)).not.toContain(error.message);
+  });
+});
