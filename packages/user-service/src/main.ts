@@ -14,9 +14,7 @@ async function main(): Promise<void> {
     process.stderr.write(`${JSON.stringify({ level: 'warn', message: 'development defaults in use (refused with NODE_ENV=production)', variables: config.devDefaults })}\n`);
   }
   const service = await createService(config);
-  const address = await service.listen();
-  process.stdout.write(`${JSON.stringify({ level: 'info', message: 'configuration', config: redactConfig(config) })}\n`);
-  process.stdout.write(`listening on http://${config.host}:${address.port}\n`);
+  // Handlers first: a supervisor may signal the moment it sees `listening on`.
   let stopping = false;
   const stop = (signal: string): void => {
     if (stopping) return;
@@ -32,6 +30,9 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
+  const address = await service.listen();
+  process.stdout.write(`${JSON.stringify({ level: 'info', message: 'configuration', config: redactConfig(config) })}\n`);
+  process.stdout.write(`listening on http://${config.host}:${address.port}\n`);
 }
 
 main().catch((e: unknown) => {

@@ -86,7 +86,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   await files.init();
   await jobs.recover();
   if (config.seed === 'demo') {
-    await seedDemoData(store, undefined, { findProduct, extraSeeders: [async () => { await files.seedDemoFile(); }] });
+    // The demo orders are priced from the embedded catalog: a fresh deployment must start even
+    // when an upstream catalogue is down.
+    await seedDemoData(store, undefined, { findProduct: new EmbeddedCatalog().lookup, extraSeeders: [async () => { await files.seedDemoFile(); }] });
   }
 
   const container = rootContainer.createChildContainer();
