@@ -38,6 +38,8 @@ function serviceSpec(name, storage) {
   };
 }
 const bareSpec = { name: 'pipeline bare JSON route', args: [join(BENCH_DIR, 'pipeline-bare-server.mjs')], env: {} };
+/** Diagnostic row of (a): the bare route plus the nine response headers the service adds. */
+const bareHeadersSpec = { name: 'bare route + the service\'s 9 headers', args: bareSpec.args, env: { BARE_EXTRA_HEADERS: '1' } };
 
 /** Starts `spec` pinned on a fresh DATA_DIR, checks one answer, warms up, measures, stops. */
 async function measure(spec, load, sanity) {
@@ -83,7 +85,7 @@ const sanityOf = (load, status, headers = []) => async (url) => {
   for (const h of headers) if (!res.headers.has(h)) throw new Error(`sanity request: header ${h} missing`);
 };
 
-/** Alternating rounds of two servers under one load; returns both rows and the ratio first/second. */
+/** Alternating rounds of the servers under one load; returns the rows and the ratio first/second. */
 async function compare(title, specs, load, sanity) {
   const samples = specs.map(() => []);
   for (let round = 0; round < config.rounds; round++) {
@@ -110,9 +112,9 @@ async function compare(title, specs, load, sanity) {
 
 function throughputTable(c, target) {
   const lines = [`**${c.title}** (ratio ${c.ratio.toFixed(2)}, target >= ${target})`, '',
-    '| server | median req/s | p50 | p99 | server CPU / req |', '|---|---:|---:|---:|---:|'];
+    `| server | median req/s | vs ${c.rows[1].name} | p50 | p99 | server CPU / req |`, '|---|---:|---:|---:|---:|---:|'];
   for (const r of c.rows) {
-    lines.push(`| ${r.name}${r.noisy ? ` (${r.noisy} noisy)` : ''} | ${Math.round(r.rps)} | ${r.p50} ms | ${r.p99} ms | ${Number.isNaN(r.cpuUsPerReq) ? '-' : `${r.cpuUsPerReq.toFixed(1)} us`} |`);
+    lines.push(`| ${r.name}${r.noisy ? ` (${r.noisy} noisy)` : ''} | ${Math.round(r.rps)} | ${(r.rps / c.rows[1].rps).toFixed(2)} | ${r.p50} ms | ${r.p99} ms | ${Number.isNaN(r.cpuUsPerReq) ? '-' : `${r.cpuUsPerReq.toFixed(1)} us`} |`);
   }
   return lines.join('\n');
 }
@@ -155,8 +157,8 @@ const out = [];
 process.stderr.write(`service-bench: ${config.rounds} rounds x (${config.warmup} s warm-up + ${config.duration} s), ${config.connections} connections, server cpu ${config.serverCpu}, load cpu ${config.loadCpu}\n`);
 if (config.only.includes('a')) {
   const load = { method: 'GET', path: '/api/users/1', headers: { 'x-api-version': '1', origin: 'http://bench.example' } };
-  results.a = await compare('(a) GET /api/users/1: user service vs pipeline bare route', [serviceSpec('user-service (journal)', 'journal'), bareSpec], load,
-    [sanityOf(load, 200, ['x-api-version', 'x-rate-limit-limit', 'x-request-id', 'access-control-allow-origin']), sanityOf(load, 200)]);
+  results.a = await compare('(a) GET /api/users/1: user service vs pipeline bare route', [serviceSpec('user-service (journal)', 'journal'), bareSpec, bareHeadersSpec], load,
+    [sanityOf(load, 200, ['x-api-version', 'x-rate-limit-limit', 'x-request-id', 'access-control-allow-origin']), sanityOf(load, 200), sanityOf(load, 200, ['x-request-id'])]);
   out.push(throughputTable(results.a, 0.75));
 }
 if (config.only.includes('b')) {
