@@ -105,7 +105,10 @@ export class Application {
       container: this.container,
       appBindings,
       defaultScope: this.options.resourceScope ?? 'singleton',
-      defaultProviders: (resolve) => (builtin ? defaultProviders((type: TypeToken) => resolve(JsonOptions, type) as JsonOptions | undefined) : []),
+      defaultProviders: (resolve) => {
+        if (!builtin) return [];
+        return defaultProviders(resolve === undefined ? undefined : (type: TypeToken) => resolve(JsonOptions, type) as JsonOptions | undefined);
+      },
     });
     const logError = this.options.logger ?? defaultLogger;
     const state: Runtime['state'] = { inflight: 0, closing: false, onIdle: undefined };

@@ -47,7 +47,8 @@ export interface BuildInput {
   readonly container: DependencyContainer;
   readonly appBindings: ReadonlySet<NameBindingDecorator>;
   readonly defaultScope: 'singleton' | 'request';
-  readonly defaultProviders: (resolveContext: (contextType: TypeToken, type: TypeToken) => unknown) => object[];
+  /** `resolveContext` is undefined when no ContextResolver is registered, so writers skip the lookup per request. */
+  readonly defaultProviders: (resolveContext: ((contextType: TypeToken, type: TypeToken) => unknown) | undefined) => object[];
 }
 
 export interface BuiltModel {
@@ -146,7 +147,7 @@ export function buildModel(input: BuildInput): BuiltModel {
   const global = (list: ProviderEntry[]): ProviderEntry[] => list.filter((p) => p.rank === 0);
 
   const converters = of('getConverter').sort(ascending).map((p) => p.instance as ParamConverterProvider);
-  const defaults = input.defaultProviders(resolveContext);
+  const defaults = input.defaultProviders(contextResolvers.length === 0 ? undefined : resolveContext);
   const userReaders = of('readFrom').sort(ascending).map((p) => p.instance as MessageBodyReader);
   const userWriters = of('writeTo').sort(ascending).map((p) => p.instance as MessageBodyWriter);
   const body: BodyProviders = {
@@ -191,6 +192,7 @@ export function buildModel(input: BuildInput): BuiltModel {
           writerInterceptors: pick(writerInts, 'aroundWriteTo').sort(ascending).map((p) => p.instance as WriterInterceptor),
           ...compileArgs(cls, methodName, mm, info, converters),
           negotiated: new Map(),
+          writePlan: undefined,
         };
         routes.push(route);
         const key = compileTemplate(path).regex.source;

@@ -5,6 +5,7 @@ import type {
 } from './providers.js';
 import type { ResourceInfo } from './resource-info.js';
 import type { Exchange } from './exchange.js';
+import type { WritePlan } from './write-entity.js';
 
 /** Response-side chains: the global ones (no match, pre-match abort) or a route's G+B ones. */
 export interface ResponseChains {
@@ -49,6 +50,8 @@ export interface RouteMethod extends ResponseChains {
   readonly fn: (...args: unknown[]) => unknown;
   /** Small cache of Accept header → negotiated type (bounded). */
   readonly negotiated: Map<string, MediaType | null>;
+  /** The route's last writer decision (write-entity.ts); written at request time. */
+  writePlan: WritePlan | undefined;
 }
 
 /** All methods sharing one path template. */

@@ -36,7 +36,8 @@ export class ContainerRequestContext {
   /** Names of the components that ran, when tracing is on. */
   trace: string[] | undefined;
   private _query: URLSearchParams | undefined;
-  private _props: Map<string, unknown> | undefined;
+  /** Properties as a flat `[name, value, name, value...]` list: a request has a handful, and a Map costs ~200 bytes. */
+  private _props: unknown[] | undefined;
   private _cookies: Record<string, string> | undefined;
   private _mediaType: MediaType | null | undefined;
 
@@ -154,13 +155,37 @@ export class ContainerRequestContext {
     this.abortResponse = response instanceof Response ? response : response.build();
   }
 
-  getProperty(name: string): unknown { return this._props?.get(name); }
-  setProperty(name: string, value: unknown): void {
-    if (this._props === undefined) this._props = new Map();
-    this._props.set(name, value);
+  getProperty(name: string): unknown {
+    const p = this._props;
+    if (p === undefined) return undefined;
+    for (let i = 0; i < p.length; i += 2) if (p[i] === name) return p[i + 1];
+    return undefined;
   }
-  removeProperty(name: string): void { this._props?.delete(name); }
-  get propertyNames(): string[] { return this._props === undefined ? [] : [...this._props.keys()]; }
+  setProperty(name: string, value: unknown): void {
+    const p = this._props;
+    if (p === undefined) {
+      this._props = [name, value];
+      return;
+    }
+    for (let i = 0; i < p.length; i += 2) {
+      if (p[i] === name) {
+        p[i + 1] = value;
+        return;
+      }
+    }
+    p.push(name, value);
+  }
+  removeProperty(name: string): void {
+    const p = this._props;
+    if (p === undefined) return;
+    for (let i = 0; i < p.length; i += 2) if (p[i] === name) { p.splice(i, 2); return; }
+  }
+  get propertyNames(): string[] {
+    const p = this._props;
+    const names: string[] = [];
+    if (p !== undefined) for (let i = 0; i < p.length; i += 2) names.push(p[i] as string);
+    return names;
+  }
 
   private assertPreMatching(what: string): void {
     if (this.phase !== Phase.PreMatching) {

@@ -15,16 +15,52 @@ import { isThenable, type Step } from './thenable.js';
 export function writeResponse(ex: Exchange, response: Response, interceptors: readonly WriterInterceptor[]): Step {
   if (!response.hasEntity()) return send(ex, response, undefined);
   const type = typeOf(response);
-  const mediaType = responseMediaType(ex, response, type);
   if (interceptors.length === 0) {
-    const writer = selectWriter(ex, type, mediaType);
-    response.headers['content-type'] = contentTypeOf(mediaType);
-    const body = writer.writeTo(response.entity, type, mediaType, { request: ex, response });
+    const plan = planFor(ex, response, type);
+    response.headers['content-type'] = plan.contentType;
+    const body = plan.writer.writeTo(response.entity, type, plan.mediaType, { request: ex, response });
     if (isThenable(body)) return Promise.resolve(body).then((b) => send(ex, response, b));
     return send(ex, response, body);
   }
+  const mediaType = responseMediaType(ex, response, type);
   const ctx = new WriteCtx(ex, response, type, mediaType, interceptors);
   return ctx.proceed().then(() => send(ex, response, ctx.body));
+}
+
+/** A writer decision: which writer, which media type, which Content-Type string. */
+export interface WritePlan {
+  readonly type: TypeToken;
+  /** The request's raw Accept header the decision was made for. */
+  readonly accept: string | undefined;
+  /** The route's negotiated `@Produces` type it was made with. */
+  readonly produced: MediaType | undefined;
+  readonly mediaType: MediaType;
+  readonly writer: MessageBodyWriter;
+  readonly contentType: string;
+}
+
+/**
+ * The writer decision for this response. A route keeps its last decision (a monomorphic inline
+ * cache): the same entity type, Accept header and negotiated type give the same answer, so the
+ * usual request skips negotiation and the writer lookups. Explicit Content-Type, error
+ * responses (whose fallback differs) and tracing always take the full path.
+ */
+function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
+  const route = ex.route;
+  const accept = ex.headers.accept;
+  const cacheable = route !== undefined && ex.trace === undefined && response.status < 400 && !ex.mapped
+    && response.headers['content-type'] === undefined;
+  if (cacheable) {
+    const p = route.writePlan;
+    if (p !== undefined && p.type === type && p.accept === accept && p.produced === ex.responseMediaType) return p;
+  }
+  const mediaType = responseMediaType(ex, response, type);
+  const plan: WritePlan = {
+    type, accept, produced: ex.responseMediaType, mediaType,
+    writer: selectWriter(ex, type, mediaType), contentType: contentTypeOf(mediaType),
+  };
+  if (cacheable) route.writePlan = plan;
+  return plan;
 }
 
 function typeOf(response: Response): TypeToken {

@@ -1,0 +1,81 @@
+/**
+ * The servers the runner measures, as data: adding a server (for example the user-service) is
+ * one more entry here, or one more object in a JSON file named by `BENCH_EXTRA`.
+ */
+import { readFileSync } from 'node:fs';
+import { isAbsolute, resolve } from 'node:path';
+
+/**
+ * One server to measure. The runner picks a free port, starts `cmd args` pinned to the server
+ * core with `PORT=<port>` in the environment, waits until it is ready, then loads `url`.
+ */
+export interface ServerSpec {
+  /** Name in the table; `bare` and `fastify` are the ratio baselines. */
+  name: string;
+  /** Executable, e.g. `node`. */
+  cmd: string;
+  /** Arguments; relative paths resolve against the bench package directory (the cwd). */
+  args: string[];
+  /** URL to load; `{port}` is replaced by the chosen port. Must point at 127.0.0.1. */
+  url: string;
+  /** Extra environment for the server. */
+  env?: Record<string, string>;
+  /**
+   * How readiness is seen: a regex source matched against stdout lines (default `^ready\b`), or
+   * `poll` to GET `url` every 100 ms until it answers 2xx (for servers that print nothing useful).
+   */
+  ready?: string;
+  /** Response headers the sanity request must carry (proves the filters ran). */
+  expectHeaders?: string[];
+  /** Request headers sent with every request (sanity and load), e.g. `{ "x-api-key": "..." }`. */
+  headers?: Record<string, string>;
+}
+
+const USER_URL = 'http://127.0.0.1:{port}/api/users/1';
+
+/** The built-in servers, in the order they run within a round. */
+export const SERVERS: readonly ServerSpec[] = [
+  { name: 'bare', cmd: 'node', args: ['dist/bare.js'], url: USER_URL },
+  { name: 'bare-filters', cmd: 'node', args: ['dist/bare-filters.js'], url: USER_URL, expectHeaders: ['x-response-time'] },
+  { name: 'fastify', cmd: 'node', args: ['dist/fastify.js'], url: USER_URL },
+  { name: 'fastify-hooks', cmd: 'node', args: ['dist/fastify-hooks.js'], url: USER_URL, expectHeaders: ['x-response-time'] },
+  { name: 'pipeline', cmd: 'node', args: ['dist/pipeline.js'], url: USER_URL },
+  { name: 'pipeline-filters', cmd: 'node', args: ['dist/pipeline-filters.js'], url: USER_URL, expectHeaders: ['x-response-time'] },
+];
+
+/**
+ * The servers for this run: the built-ins plus the entries of the JSON array in `BENCH_EXTRA`
+ * (a path), filtered by `BENCH_ONLY` (comma-separated names) when set.
+ * @throws Error for an unreadable or malformed extra file, or an unknown name in `BENCH_ONLY`.
+ */
+export function selectServers(env: NodeJS.ProcessEnv, cwd: string): ServerSpec[] {
+  const all = [...SERVERS];
+  const extra = env.BENCH_EXTRA;
+  if (extra !== undefined && extra !== '') {
+    const file = isAbsolute(extra) ? extra : resolve(cwd, extra);
+    const parsed: unknown = JSON.parse(readFileSync(file, 'utf8'));
+    if (!Array.isArray(parsed)) throw new Error(`${file}: expected a JSON array of servers`);
+    for (const s of parsed) all.push(checkSpec(s, file));
+  }
+  const names = new Set(all.map((s) => s.name));
+  if (names.size !== all.length) throw new Error('server names must be unique');
+  const only = env.BENCH_ONLY;
+  if (only === undefined || only === '') return all;
+  const wanted = only.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  for (const w of wanted) if (!names.has(w)) throw new Error(`BENCH_ONLY: unknown server ${w}`);
+  return all.filter((s) => wanted.includes(s.name));
+}
+
+function checkSpec(value: unknown, file: string): ServerSpec {
+  const s = value as Partial<ServerSpec> | null;
+  const ok = s !== null && typeof s === 'object' && typeof s.name === 'string' && typeof s.cmd === 'string'
+    && Array.isArray(s.args) && s.args.every((a) => typeof a === 'string') && typeof s.url === 'string';
+  if (!ok) throw new Error(`${file}: each server needs name, cmd, args (strings) and url`);
+  const host = new URL(s.url!.replace('{port}', '1')).hostname;
+  if (host !== '127.0.0.1') throw new Error(`${file}: ${s.name} must load 127.0.0.1, not ${host}`);
+  const h = s.headers;
+  if (h !== undefined && (typeof h !== 'object' || h === null || Object.values(h).some((v) => typeof v !== 'string'))) {
+    throw new Error(`${file}: ${s.name}.headers must map names to strings`);
+  }
+  return s as ServerSpec;
+}
