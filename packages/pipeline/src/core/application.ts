@@ -13,7 +13,6 @@ import { handle } from './lifecycle.js';
 import { classMeta, discoveredProviders } from './metadata.js';
 import type { RouteMethod } from './model.js';
 import type { Constructor, TypeToken } from './providers.js';
-import type { ContainerRequestContext } from './request-context.js';
 import type { ErrorBodyFactory, ErrorLogger, Runtime } from './runtime.js';
 
 /** How an application is configured; every field is optional. */
@@ -238,4 +237,3 @@ function rejectWhileClosing(res: ServerResponse): void {
   res.end(CLOSING_BODY);
 }
 
-export type { ContainerRequestContext };

@@ -4,7 +4,7 @@ import { compileValidator, validateOrThrow } from '../features/validation/index.
 import { classMeta, findClassMeta, type MethodMeta } from './metadata.js';
 import { parseMediaType, type MediaType } from './media-type.js';
 import type { BodyProviders, EntityParam, MapperEntry, PathEntry, RouteMethod } from './model.js';
-import { compileParam, FORM_PROPERTY } from './params.js';
+import { compileParam } from './params.js';
 import { DEFAULT_PRIORITY } from './priorities.js';
 import type {
   Constructor, ContainerRequestFilter, ContainerResponseFilter, ContextResolver, DynamicFeature, ExceptionMapper,
@@ -282,4 +282,3 @@ function compileArgs(cls: Constructor, methodName: string, mm: MethodMeta, info:
   return { args, entity, form };
 }
 
-export { FORM_PROPERTY };

@@ -59,8 +59,3 @@ export function defaultMapper(ex: Exchange, error: unknown): Response {
   for (const k in http.headers) response.headers[k] = http.headers[k]!;
   return response;
 }
-
-/** What a mapper names itself in traces. */
-export function mapperName(mapper: object): string {
-  return nameOf(mapper);
-}

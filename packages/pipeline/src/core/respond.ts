@@ -22,9 +22,9 @@ export function respond(ex: Exchange, response: Response): Step {
   try {
     r = runResponseFilters(ex, response, chains.responseFilters, 0);
   } catch (e) {
-    return responseFailed(ex, e);
+    return handleError(ex, e);
   }
-  if (r !== undefined) return r.then(() => write(ex, response), (e: unknown) => responseFailed(ex, e));
+  if (r !== undefined) return r.then(() => write(ex, response), (e: unknown) => handleError(ex, e));
   return write(ex, response);
 }
 
@@ -46,13 +46,9 @@ function write(ex: Exchange, response: Response): Step {
   try {
     r = writeResponse(ex, response, chains.writerInterceptors);
   } catch (e) {
-    return responseFailed(ex, e);
+    return handleError(ex, e);
   }
-  if (r !== undefined) return r.then(undefined, (e: unknown) => responseFailed(ex, e));
-}
-
-function responseFailed(ex: Exchange, error: unknown): Step {
-  return handleError(ex, error);
+  if (r !== undefined) return r.then(undefined, (e: unknown) => handleError(ex, e));
 }
 
 /**

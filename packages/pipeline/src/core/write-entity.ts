@@ -85,9 +85,7 @@ export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType
   if (byType === undefined) byRt.set(type, (byType = new Map()));
   let writer = byType.get(mediaType.essence);
   if (writer === undefined) {
-    for (const w of ex.rt.body.writers) {
-      if (w.isWriteable(type, mediaType)) { writer = w; break; }
-    }
+    writer = findWriter(ex, type, mediaType);
     if (writer === undefined) {
       throw new InternalServerError(`No MessageBodyWriter for ${nameOfType(type)} as ${mediaType.essence}`, { code: 'PIPE_NO_WRITER' });
     }

@@ -1,11 +1,17 @@
 import { inject, injectable } from 'tsyringe';
-import { BadRequestError, Consumes, Path, POST, Produces } from '@jaxrs-node/pipeline';
+import { Consumes, NotBlank, Path, POST, Produces } from '@jaxrs-node/pipeline';
 import { loginFailed } from '../../domain/auth.js';
 import type { BasicAuthenticator } from '../../domain/credentials.js';
 import type { TokenService } from '../../domain/tokens.js';
 import type { AppConfig } from '../../domain/config.js';
 import { RateLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
+
+/** The login body (SPEC "Login request"). */
+export class LoginRequest {
+  @NotBlank() username!: string;
+  @NotBlank() password!: string;
+}
 
 /** `POST /api/auth/login`: the admin account's credentials in, a signed bearer token out. */
 @injectable()
@@ -21,13 +27,9 @@ export class AuthResource {
 
   @POST('login')
   @Consumes('application/json')
-  async login(body: unknown): Promise<unknown> {
-    if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new BadRequestError('Body must be a JSON object');
-    const { username, password } = body as { username?: unknown; password?: unknown };
-    const violations = [];
-    if (typeof username !== 'string' || username === '') violations.push({ field: 'username', message: 'must be a non-empty string' });
-    if (typeof password !== 'string' || password === '') violations.push({ field: 'password', message: 'must be a non-empty string' });
-    if (violations.length > 0) throw new BadRequestError('Validation failed', { details: violations });
+  async login(body: LoginRequest): Promise<unknown> {
+    // Validated in the pipeline's VALIDATION slot: both fields present, strings, not blank.
+    const { username, password } = body;
     const principal = await this.basic.verifyLogin(username, password);
     if (principal === null) throw loginFailed();
     return { accessToken: this.tokens.issue(principal), tokenType: 'Bearer', expiresIn: this.config.tokenTtlSeconds };
