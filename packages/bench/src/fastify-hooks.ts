@@ -1,21 +1,22 @@
 /**
  * Fastify 5 with the same two pieces of work as the filters: an `onRequest` hook (refuse a
- * request carrying a header, remember the start time) and an `onSend` hook (add
- * `x-response-time`). Callback-style hooks, as Fastify recommends for synchronous work.
+ * request carrying a header, leave a value on the request) and an `onSend` hook (send it as a
+ * header), per `BENCH_FILTERS` (common.ts). Callback-style hooks, as Fastify recommends for
+ * synchronous work.
  */
 import Fastify from 'fastify';
-import { announce, elapsed, exitOnSignal, portFromEnv, REJECT_HEADER, TIME_HEADER, userOf } from './common.js';
+import { announce, exitOnSignal, FILTER_HEADER, filterHeaderValue, portFromEnv, REJECT_HEADER, stamp, userOf } from './common.js';
 
 declare module 'fastify' {
-  interface FastifyRequest { benchStart: number }
+  interface FastifyRequest { benchStamp: number | string }
 }
 
 const app = Fastify({ logger: false });
 // Declared up front so every request object keeps one shape.
-app.decorateRequest('benchStart', 0);
+app.decorateRequest('benchStamp', '');
 
 app.addHook('onRequest', (req, reply, done) => {
-  req.benchStart = performance.now();
+  req.benchStamp = stamp();
   if (req.headers[REJECT_HEADER] !== undefined) {
     void reply.code(403).send({ error: 'Forbidden' });
     return;
@@ -24,7 +25,7 @@ app.addHook('onRequest', (req, reply, done) => {
 });
 
 app.addHook('onSend', (req, reply, payload, done) => {
-  void reply.header(TIME_HEADER, elapsed(req.benchStart));
+  void reply.header(FILTER_HEADER, filterHeaderValue(req.benchStamp));
   done(null, payload);
 });
 

@@ -6,21 +6,21 @@ import {
   Response, type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext,
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
-import { elapsed, REJECT_HEADER, TIME_HEADER } from './common.js';
+import { FILTER_HEADER, filterHeaderValue, REJECT_HEADER, stamp } from './common.js';
 
-const START = 'bench.start';
+const STAMP = 'bench.stamp';
 
-/** Synchronous request filter: refuses requests carrying {@link REJECT_HEADER}; records the arrival time. */
+/** Synchronous request filter: refuses requests carrying {@link REJECT_HEADER}; leaves a {@link stamp} for the response filter. */
 export class RejectFilter implements ContainerRequestFilter {
   filterRequest(ctx: ContainerRequestContext): void {
-    ctx.setProperty(START, performance.now());
+    ctx.setProperty(STAMP, stamp());
     if (ctx.getHeader(REJECT_HEADER) !== undefined) ctx.abortWith(Response.status(403).entity({ error: 'Forbidden' }));
   }
 }
 
-/** Response filter: adds {@link TIME_HEADER}. */
+/** Response filter: adds {@link FILTER_HEADER}. */
 export class TimingFilter implements ContainerResponseFilter {
   filterResponse(req: ContainerRequestContext, res: ContainerResponseContext): void {
-    res.setHeader(TIME_HEADER, elapsed(req.getProperty(START) as number));
+    res.setHeader(FILTER_HEADER, filterHeaderValue(req.getProperty(STAMP) as number | string));
   }
 }

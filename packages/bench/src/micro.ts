@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Application } from '@jaxrs-node/pipeline';
-import { elapsed, REJECT_HEADER, TIME_HEADER, userOf } from './common.js';
+import { FILTER_HEADER, filterHeaderValue, REJECT_HEADER, stamp, userOf } from './common.js';
 import { RejectFilter, TimingFilter } from './filters.js';
 import { UserResource } from './resource.js';
 
@@ -41,10 +41,10 @@ const bare: Handler = (req, res) => {
 
 /** What `bare-filters.ts` does: the filters' work inline. */
 const bareFilters: Handler = (req, res) => {
-  const start = performance.now();
+  const value = stamp();
   if (req.headers[REJECT_HEADER] !== undefined) throw new Error('not sent by this measurement');
   const body = JSON.stringify(userOf(Number(req.url!.slice(11))));
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [TIME_HEADER]: elapsed(start) });
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [FILTER_HEADER]: filterHeaderValue(value) });
   res.end(body);
 };
 

@@ -1,7 +1,7 @@
 /**
  * The pipeline with the same two pieces of work as `bare-filters` and `fastify-hooks`: one
- * synchronous ContainerRequestFilter (refuse a request carrying a header, remember the start
- * time as a property) and one ContainerResponseFilter (add `x-response-time`).
+ * synchronous ContainerRequestFilter (refuse a request carrying a header, leave a value as a
+ * request property) and one ContainerResponseFilter (send it as a header), per `BENCH_FILTERS`.
  */
 import { Application } from '@jaxrs-node/pipeline';
 import { announce, exitOnSignal, portFromEnv } from './common.js';

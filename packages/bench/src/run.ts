@@ -1,16 +1,18 @@
 /**
- * The benchmark runner (`pnpm --filter @jaxrs-node/bench run bench`). For each round, for each
- * server in turn (the order rotates by one each round so no server always runs first): start it
- * pinned to the server core, check one answer, warm up, measure with autocannon pinned to the
- * load core, stop it. Prints a markdown table of medians and writes results/latest.json.
- * Before each run it waits for the machine to be quiet and redoes runs other programs disturbed.
- * Exits 1 when a server does not start, a sanity check fails, or any answer is not 2xx.
+ * The benchmark runner (`pnpm --filter @jaxrs-node/bench run bench`). Starts every server pinned
+ * to the server core, checks one answer from each and warms each up, then measures in rounds:
+ * each round runs autocannon (pinned to the load core) against every server in turn for a short
+ * run, the order rotating by one each round. Prints a markdown table (medians, and per-round
+ * paired ratios to `bare`) and writes results/latest.json. Before each run it waits for the
+ * machine to be quiet and redoes runs other programs disturbed.
+ * Exits 1 when a server does not start or exits, a sanity check fails, or any answer is not 2xx.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { load, median, type LoadOptions, type LoadResult } from './load.js';
+import type { ChildProcess } from 'node:child_process';
 import { capture, cpuSeconds, freePort, machineBusySeconds, pinning, start, stop, waitUntil } from './proc.js';
 import { selectServers, type ServerSpec } from './servers.js';
 
@@ -25,9 +27,9 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
 }
 
 const config = {
-  duration: intEnv('BENCH_DURATION', 10, 1, 600),
-  rounds: intEnv('BENCH_ROUNDS', 3, 1, 50),
-  warmup: intEnv('BENCH_WARMUP', 2, 1, 60),
+  duration: intEnv('BENCH_DURATION', 3, 1, 600),
+  rounds: intEnv('BENCH_ROUNDS', 15, 1, 100),
+  warmup: intEnv('BENCH_WARMUP', 3, 1, 60),
   connections: intEnv('BENCH_CONNECTIONS', 10, 1, 1000),
   serverCpu: process.env.BENCH_SERVER_CPU ?? '0',
   loadCpu: process.env.BENCH_LOAD_CPU ?? '1',
@@ -53,48 +55,70 @@ interface Sample extends LoadResult {
   generatorLoad: number;
 }
 
-async function measure(spec: ServerSpec, round: number, serverPin: string[], loadOpts: LoadOptions): Promise<Sample> {
+/** A server started for the whole benchmark: started, checked and warmed once, then measured many times. */
+interface Running {
+  spec: ServerSpec;
+  url: string;
+  child: ChildProcess;
+  io: { stdout: () => string; stderr: () => string };
+}
+
+async function launch(spec: ServerSpec, serverPin: string[], loadOpts: LoadOptions): Promise<Running> {
   const port = await freePort();
   const url = spec.url.replaceAll('{port}', String(port));
   const cmd = spec.cmd === 'node' ? process.execPath : spec.cmd;
   const args = config.profile && spec.cmd === 'node'
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(PKG_DIR, 'results', 'profiles')}`, `--cpu-prof-name=${spec.name}-${round}.cpuprofile`, ...spec.args]
+    ? ['--cpu-prof', `--cpu-prof-dir=${join(PKG_DIR, 'results', 'profiles')}`, `--cpu-prof-name=${spec.name}.cpuprofile`, ...spec.args]
     : spec.args;
   const child = start(serverPin, cmd, args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);
   const io = capture(child);
+  const running: Running = { spec, url, child, io };
   try {
     const pattern = spec.ready === 'poll' ? undefined : new RegExp(spec.ready ?? '^ready\\b', 'm');
     await waitUntil(child, pattern === undefined ? () => answers(url, spec.headers) : async () => pattern.test(io.stdout()), 15000, spec.name);
     await sanity(spec, url);
-    const warm = await load(url, { ...loadOpts, duration: config.warmup }, spec.headers);
-    check(spec, warm);
+    check(spec, await load(url, { ...loadOpts, duration: config.warmup }, spec.headers));
+    return running;
+  } catch (e) {
+    await stop(child);
+    throw failure(running, e);
+  }
+}
+
+function failure(r: Running, e: unknown): Error {
+  const err = r.io.stderr().slice(-2000);
+  return new Error(`${r.spec.name}: ${(e as Error).message}${err === '' ? '' : `\n--- server stderr ---\n${err}`}`);
+}
+
+async function measure(r: Running, round: number, loadOpts: LoadOptions): Promise<Sample> {
+  const { spec, url, child } = r;
+  if (child.exitCode !== null || child.signalCode !== null) throw failure(r, new Error('server exited during the benchmark'));
+  try {
     const before = cpuSeconds(child.pid);
     const busyBefore = machineBusySeconds();
     const t0 = performance.now();
-    const r = await load(url, loadOpts, spec.headers);
+    const res = await load(url, loadOpts, spec.headers);
     const wall = (performance.now() - t0) / 1000;
     const busyAfter = machineBusySeconds();
     const after = cpuSeconds(child.pid);
-    check(spec, r);
+    check(spec, res);
     const ok = before !== undefined && after !== undefined && busyBefore !== undefined && busyAfter !== undefined;
-    const cpuUsPerReq = !ok || r.total === 0 ? null : ((after - before) * 1e6) / r.total;
-    const noise = !ok ? null : Math.max(0, (busyAfter - busyBefore - (after - before) - r.loadCpuSeconds) / wall);
+    const cpuUsPerReq = !ok || res.total === 0 ? null : ((after - before) * 1e6) / res.total;
+    const noise = !ok ? null : Math.max(0, (busyAfter - busyBefore - (after - before) - res.loadCpuSeconds) / wall);
     const serverLoad = !ok ? null : (after - before) / wall;
-    return { ...r, round, cpuUsPerReq, noise, serverLoad, generatorLoad: r.loadCpuSeconds / wall };
+    return { ...res, round, cpuUsPerReq, noise, serverLoad, generatorLoad: res.loadCpuSeconds / wall };
   } catch (e) {
-    const err = io.stderr().slice(-2000);
-    throw new Error(`${spec.name}: ${(e as Error).message}${err === '' ? '' : `\n--- server stderr ---\n${err}`}`);
-  } finally {
-    await stop(child);
+    throw failure(r, e);
   }
 }
 
 /** Measures once the machine is quiet; redoes a run other programs disturbed (bounded attempts). */
-async function measureQuietly(spec: ServerSpec, round: number, serverPin: string[], loadOpts: LoadOptions): Promise<Sample> {
+async function measureQuietly(r: Running, round: number, loadOpts: LoadOptions): Promise<Sample> {
+  const spec = r.spec;
   let best: Sample | undefined;
   for (let attempt = 1; attempt <= config.attempts; attempt++) {
     await waitQuiet();
-    const s = await measure(spec, round, serverPin, loadOpts);
+    const s = await measure(r, round, loadOpts);
     if (s.noise === null || s.noise <= config.maxNoise) return s;
     process.stderr.write(`  ${spec.name}: other programs used ${s.noise.toFixed(2)} cores during the run (attempt ${attempt}/${config.attempts})\n`);
     if (best === undefined || s.noise < best.noise!) best = s;
@@ -166,11 +190,30 @@ function summarise(servers: readonly ServerSpec[], samples: Map<string, Sample[]
   const base = (name: string): number | undefined => rows.find((r) => r.name === name)?.rps;
   const bare = base('bare');
   const fastify = base('fastify');
+  const bareRounds = samples.get('bare');
   return rows.map((r) => ({
     ...r,
     vsBare: bare === undefined ? null : r.rps / bare,
     vsFastify: fastify === undefined ? null : r.rps / fastify,
+    pairedVsBare: bareRounds === undefined ? null : pairedRatio(r.rounds, bareRounds, (x) => x.rps),
+    pairedCpuVsBare: bareRounds === undefined ? null : pairedRatio(r.rounds, bareRounds, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
   }));
+}
+
+/**
+ * Median over rounds of `value(server) / value(bare)` within the same round. The host's speed
+ * drifts by 10-20% over minutes on this VM; a ratio of two runs a few seconds apart cancels most of
+ * that drift, where the ratio of two medians taken from different minutes does not.
+ */
+export function pairedRatio(server: readonly Sample[], bare: readonly Sample[], value: (s: Sample) => number | null): number | null {
+  const ratios: number[] = [];
+  for (const s of server) {
+    const b = bare.find((x) => x.round === s.round);
+    const v = value(s);
+    const bv = b === undefined ? null : value(b);
+    if (v !== null && bv !== null && bv > 0) ratios.push(v / bv);
+  }
+  return ratios.length === 0 ? null : median(ratios);
 }
 
 type Row = ReturnType<typeof summarise>[number];
@@ -178,15 +221,15 @@ type Row = ReturnType<typeof summarise>[number];
 function table(rows: readonly Row[]): string {
   const ratio = (x: number | null): string => (x === null ? '-' : x.toFixed(2));
   const lines = [
-    '| server | median req/s | vs bare node:http | vs fastify | p99 latency | server CPU / req |',
-    '|---|---:|---:|---:|---:|---:|',
+    '| server | median req/s | vs bare node:http | vs bare, paired | vs bare by CPU, paired | vs fastify | p99 latency | server CPU / req |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
   ];
   for (const r of rows) {
     const cpu = r.cpuUsPerReq === null ? '-' : `${r.cpuUsPerReq.toFixed(1)} us`;
     const flag = r.noisyRounds > 0 ? ` (${r.noisyRounds} noisy)` : '';
     // autocannon records whole milliseconds: 0 means under 1 ms.
     const p99 = r.p99 < 1 ? '<1 ms' : `${r.p99} ms`;
-    lines.push(`| ${r.name}${flag} | ${Math.round(r.rps)} | ${ratio(r.vsBare)} | ${ratio(r.vsFastify)} | ${p99} | ${cpu} |`);
+    lines.push(`| ${r.name}${flag} | ${Math.round(r.rps)} | ${ratio(r.vsBare)} | ${ratio(r.pairedVsBare)} | ${ratio(r.pairedCpuVsBare)} | ${ratio(r.vsFastify)} | ${p99} | ${cpu} |`);
   }
   return lines.join('\n');
 }
@@ -199,14 +242,23 @@ async function main(): Promise<void> {
   const samples = new Map<string, Sample[]>(servers.map((s) => [s.name, []]));
   const started = new Date();
   process.stderr.write(`bench: ${servers.length} servers x ${config.rounds} rounds x (${config.warmup} s warm-up + ${config.duration} s), ${config.connections} connections, node ${process.version}\n`);
-  for (let round = 0; round < config.rounds; round++) {
-    for (let k = 0; k < servers.length; k++) {
-      const spec = servers[(k + round) % servers.length]!;
-      const s = await measureQuietly(spec, round + 1, serverPin, loadOpts);
-      samples.get(spec.name)!.push(s);
-      const cpu = s.cpuUsPerReq === null ? '' : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${s.noise?.toFixed(2)} cores, server ${s.serverLoad?.toFixed(2)} / autocannon ${s.generatorLoad.toFixed(2)} cores busy`;
-      process.stderr.write(`round ${round + 1}/${config.rounds} ${spec.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms${cpu}\n`);
+  // Every server is started, checked and warmed once, then the measured runs interleave: short
+  // runs of each server in turn, many rounds. The host's speed drifts over minutes, so runs
+  // seconds apart compare fairly where runs minutes apart do not (see pairedRatio).
+  const running: Running[] = [];
+  try {
+    for (const spec of servers) running.push(await launch(spec, serverPin, loadOpts));
+    for (let round = 0; round < config.rounds; round++) {
+      for (let k = 0; k < running.length; k++) {
+        const r = running[(k + round) % running.length]!;
+        const s = await measureQuietly(r, round + 1, loadOpts);
+        samples.get(r.spec.name)!.push(s);
+        const cpu = s.cpuUsPerReq === null ? '' : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${s.noise?.toFixed(2)} cores, server ${s.serverLoad?.toFixed(2)} / autocannon ${s.generatorLoad.toFixed(2)} cores busy`;
+        process.stderr.write(`round ${round + 1}/${config.rounds} ${r.spec.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms${cpu}\n`);
+      }
     }
+  } finally {
+    await Promise.all(running.map((r) => stop(r.child)));
   }
   const rows = summarise(servers, samples);
   const out = table(rows);

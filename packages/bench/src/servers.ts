@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { FILTER_HEADER } from './common.js';
 
 /**
  * One server to measure. The runner picks a free port, starts `cmd args` pinned to the server
@@ -36,11 +37,11 @@ const USER_URL = 'http://127.0.0.1:{port}/api/users/1';
 /** The built-in servers, in the order they run within a round. */
 export const SERVERS: readonly ServerSpec[] = [
   { name: 'bare', cmd: 'node', args: ['dist/bare.js'], url: USER_URL },
-  { name: 'bare-filters', cmd: 'node', args: ['dist/bare-filters.js'], url: USER_URL, expectHeaders: ['x-response-time'] },
+  { name: 'bare-filters', cmd: 'node', args: ['dist/bare-filters.js'], url: USER_URL, expectHeaders: [FILTER_HEADER] },
   { name: 'fastify', cmd: 'node', args: ['dist/fastify.js'], url: USER_URL },
-  { name: 'fastify-hooks', cmd: 'node', args: ['dist/fastify-hooks.js'], url: USER_URL, expectHeaders: ['x-response-time'] },
+  { name: 'fastify-hooks', cmd: 'node', args: ['dist/fastify-hooks.js'], url: USER_URL, expectHeaders: [FILTER_HEADER] },
   { name: 'pipeline', cmd: 'node', args: ['dist/pipeline.js'], url: USER_URL },
-  { name: 'pipeline-filters', cmd: 'node', args: ['dist/pipeline-filters.js'], url: USER_URL, expectHeaders: ['x-response-time'] },
+  { name: 'pipeline-filters', cmd: 'node', args: ['dist/pipeline-filters.js'], url: USER_URL, expectHeaders: [FILTER_HEADER] },
 ];
 
 /**

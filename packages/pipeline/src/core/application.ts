@@ -130,7 +130,8 @@ export class Application {
         ex.done = true;
         state.inflight--;
         if (channels.finish.hasSubscribers) {
-          channels.finish.publish({ request: ex, status, durationMs: Date.now() - ex.startTime, error: ex.error, trace: ex.trace });
+          const durationMs = ex.startTime < 0 ? undefined : performance.now() - ex.startTime;
+          channels.finish.publish({ request: ex, status, durationMs, error: ex.error, trace: ex.trace });
         }
         if (state.closing && state.inflight === 0) state.onIdle?.();
       },

@@ -14,6 +14,10 @@ import diagnostics_channel from 'node:diagnostics_channel';
  * | `jaxrs-node:error` | `{ request, error }` |
  * | `jaxrs-node:error:mapped` | `{ request, error, status }` |
  * | `jaxrs-node:request:finish` | `{ request, status, durationMs, error, trace }` |
+ *
+ * `durationMs` is monotonic (`performance.now()`), from the moment the pipeline took the request
+ * to the moment it finished with it; the clock is read only while the finish channel has a
+ * subscriber, so it is `undefined` for a request that started before the first subscription.
  */
 export const CHANNEL_NAMES = Object.freeze({
   start: 'jaxrs-node:request:start',

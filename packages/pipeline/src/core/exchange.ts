@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { channels } from './diagnostics.js';
 import { ContainerRequestContext } from './request-context.js';
 import type { Response } from './response.js';
 import type { RouteMethod } from './model.js';
@@ -24,6 +25,11 @@ export class Exchange extends ContainerRequestContext {
   error: unknown;
   /** The request target was neither origin-form nor absolute-form (400 after pre-matching). */
   badTarget: boolean;
+  /**
+   * `performance.now()` when the pipeline took the request, or -1: the clock (~50 ns) is read
+   * only while `jaxrs-node:request:finish` has a subscriber, the one consumer of the duration.
+   */
+  readonly startTime: number;
 
   constructor(rt: Runtime, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string) {
     super(req, res, req.method ?? 'GET', path, rawQuery, rt.tracing);
@@ -35,5 +41,6 @@ export class Exchange extends ContainerRequestContext {
     this.done = false;
     this.error = undefined;
     this.badTarget = false;
+    this.startTime = channels.finish.hasSubscribers ? performance.now() : -1;
   }
 }

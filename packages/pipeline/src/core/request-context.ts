@@ -16,8 +16,6 @@ export type Phase = (typeof Phase)[keyof typeof Phase];
 export class ContainerRequestContext {
   readonly raw: IncomingMessage;
   readonly rawResponse: ServerResponse;
-  /** Milliseconds since epoch when the pipeline started on this request. */
-  readonly startTime: number;
   phase: Phase;
   private _method: string;
   private _path: string;
@@ -44,7 +42,6 @@ export class ContainerRequestContext {
   constructor(req: IncomingMessage, res: ServerResponse, method: string, path: string, rawQuery: string, trace: boolean) {
     this.raw = req;
     this.rawResponse = res;
-    this.startTime = Date.now();
     this.phase = Phase.PreMatching;
     this._method = method;
     this._path = path;

@@ -11,10 +11,20 @@ import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
 class Boom extends Error {}
 
+/** `/obs/gate` holds the method until the test opens the gate; `entered` resolves when the method runs. */
+let gate = deferred();
+let entered = deferred();
+function deferred(): { promise: Promise<void>; resolve(): void } {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => { resolve = r; });
+  return { promise, resolve };
+}
+
 @Path('/obs')
 class Obs {
   @GET() ok(): unknown { return { ok: true }; }
   @GET('async') async later(): Promise<unknown> { return { later: true }; }
+  @GET('gate') async gated(): Promise<unknown> { entered.resolve(); await gate.promise; return { gated: true }; }
   @GET('fail') fail(): never { throw new Error('kaput'); }
   @GET('boom') boom(): never { throw new Boom('mapped'); }
   @POST() echo(body: { n: number }): unknown { return { n: body.n }; }
@@ -70,6 +80,33 @@ describe.each(TRANSPORTS)('diagnostics_channel events (%s)', (transport) => {
     expect(typeof finish.durationMs).toBe('number');
     expect(finish.durationMs).toBeGreaterThanOrEqual(0);
     expect(finish.error).toBeUndefined();
+  });
+
+  it('durationMs spans the whole request (monotonic clock)', async () => {
+    gate = deferred();
+    entered = deferred();
+    const pending = send('/obs/gate');
+    await entered.promise;
+    const held = performance.now();
+    await new Promise((r) => setTimeout(r, 30)); // elapsed time to measure, not synchronisation
+    const heldFor = performance.now() - held;
+    gate.resolve();
+    expect((await pending).status).toBe(200);
+    expect(finishOf(rec.events('/obs/gate')).durationMs as number).toBeGreaterThanOrEqual(heldFor - 1);
+  });
+
+  it('a request already under way when the first subscriber arrives finishes without durationMs', async () => {
+    rec.unsubscribe();
+    gate = deferred();
+    entered = deferred();
+    const pending = send('/obs/gate');
+    await entered.promise;
+    rec = recorder();
+    gate.resolve();
+    expect((await pending).status).toBe(200);
+    const finish = finishOf(rec.events('/obs/gate'));
+    expect(finish.status).toBe(200);
+    expect(finish.durationMs).toBeUndefined();
   });
 
   it('an async method ends after its promise settles', async () => {

@@ -254,4 +254,20 @@ describe('Router', () => {
     expect(winner(r, '/zz/special')).toBe('/{a}/special');
     expect(winner(r, '/zz/q')).toBeUndefined();
   });
+
+  it('skips templates longer than the path by length alone, with the same answers as the regexes', () => {
+    const templates = ['/users/{id}/orders', '/users/{id}', '/u/{x}', '/a/{rest: .*}', '/p%20q/{x}', '/{a}/{b}/{c}'];
+    const r = router(...templates);
+    expect(winner(r, '/users/7')).toBe('/users/{id}');
+    expect(winner(r, '/users/7/orders')).toBe('/users/{id}/orders');
+    expect(winner(r, '/u/a')).toBe('/u/{x}'); // exactly the shortest path '/u/{x}' can match
+    expect(winner(r, '/a/')).toBe('/a/{rest: .*}'); // a custom regex may match ''
+    expect(winner(r, '/p%20q/z')).toBe('/p%20q/{x}'); // %XX counts three characters
+    expect(winner(r, '/p%20q/')).toBeUndefined();
+    // Every template answers exactly as its own regex for paths around its minimum length.
+    for (const path of ['/', '/u', '/u/', '/u/a', '/u/ab/', '/users/', '/users/7/', '/users/7/orders/', '/x/y/z', '/x/y/', '/a', '/a/b/c']) {
+      const expected = r.templates.find((t) => t.regex.test(path))?.template;
+      expect(winner(r, path), path).toBe(expected);
+    }
+  });
 });
