@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The README's test command: build every package, type-check everything, run every vitest project,
+// The README's test command: build every package, type-check and lint everything, run every vitest project,
 // then print the plain closing line `N passed, N failed` that CI reads.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -12,6 +12,7 @@ const run = (cmd, args) => {
 for (const [cmd, args, what] of [
   ['pnpm', ['-r', 'run', 'build'], 'build'],
   ['pnpm', ['-r', 'run', 'typecheck'], 'type-check'],
+  ['pnpm', ['run', 'lint'], 'lint'],
 ]) {
   if (run(cmd, args) !== 0) {
     console.error(`\n${what} failed`);

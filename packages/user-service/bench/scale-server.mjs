@@ -38,7 +38,7 @@ globalThis.gc?.();
 const { port } = await service.listen();
 process.stdout.write(`listening on http://127.0.0.1:${port}\n`);
 const stop = () => {
-  service.close().finally(() => { rmSync(dataDir, { recursive: true, force: true }); process.exit(0); });
+  void service.close().finally(() => { rmSync(dataDir, { recursive: true, force: true }); process.exit(0); });
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

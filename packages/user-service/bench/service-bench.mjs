@@ -120,10 +120,10 @@ function throughputTable(c, target) {
 }
 
 const SCALE_ENDPOINTS = [
-  ['get /api/users/{n/2}', (n) => `/api/users/${Math.max(1, n >> 1)}`],
-  ['list (first 1000)', () => '/api/users'],
-  ['page 5, size 20, sort lastName,desc', () => '/api/users?page=5&size=20&sort=lastName,desc'],
-  ['search, no match (full scan)', () => '/api/users/search?email=nomatch'],
+  { name: 'get /api/users/{n/2}', path: (n) => `/api/users/${Math.max(1, n >> 1)}` },
+  { name: 'list (first 1000)', path: () => '/api/users' },
+  { name: 'page 5, size 20, sort lastName,desc', path: () => '/api/users?page=5&size=20&sort=lastName,desc' },
+  { name: 'search, no match (full scan)', path: () => '/api/users/search?email=nomatch' },
 ];
 
 /** (c): per size one server; per endpoint a sequential latency run on the load core. */
@@ -134,7 +134,7 @@ async function scale() {
       { PATH: env.PATH, USERS: String(n), PORT: '0' }, PKG_DIR);
     try {
       const port = await listeningPort(child, 300_000, `scale-server ${n}`);
-      for (const [name, path] of SCALE_ENDPOINTS) {
+      for (const { name, path } of SCALE_ENDPOINTS) {
         await waitQuiet(config.maxNoise, config.quietWait);
         const r = await runWorker(loadPin, { mode: 'latency', url: `http://127.0.0.1:${port}${path(n)}`, samples: 1000, maxSeconds: 5, warmup: 10 }, 180_000);
         process.stderr.write(`  scale ${n} | ${name}: p50 ${(r.p50Us / 1000).toFixed(2)} ms, p99 ${(r.p99Us / 1000).toFixed(2)} ms (${r.count} samples, ${r.bytes} B)\n`);

@@ -32,7 +32,7 @@ export class CsvWriter implements MessageBodyWriter<readonly Row[]> {
 /** One field. null/undefined → empty. */
 function cell(value: unknown): string {
   if (value === null || value === undefined) return '';
-  let s = String(value);
+  let s = typeof value === 'object' ? JSON.stringify(value) : String(value as string | number | boolean | bigint);
   // CSV injection (OWASP): a text cell starting with = + - @ is run as a formula by spreadsheets.
   if (typeof value === 'string' && /^[=+\-@\t\r]/.test(s)) s = `'${s}`;
   return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;

@@ -2,7 +2,6 @@ import { InternalServerError, WebApplicationError } from './errors.js';
 import type { Exchange } from './exchange.js';
 import type { MapperEntry } from './model.js';
 import type { Constructor } from './providers.js';
-import { nameOf } from './request-filters.js';
 import { Response } from './response.js';
 import { isThenable } from './thenable.js';
 

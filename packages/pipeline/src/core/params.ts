@@ -9,6 +9,7 @@ import { ResourceInfo } from './resource-info.js';
 import { SecurityContext } from './security-context.js';
 import { UriInfo } from './uri-info.js';
 import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
+import { typeName } from './type-name.js';
 
 type Convert = (raw: string) => unknown;
 
@@ -137,7 +138,7 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
   }
   const fromString = (type as { fromString?: unknown }).fromString;
   if (typeof fromString === 'function') return (raw) => (fromString as Convert).call(type, raw);
-  throw new Error(`No conversion for ${info.source} parameter '${info.name}' of type ${(type as { name?: string }).name ?? String(type)}: register a ParamConverterProvider or add a static fromString()`);
+  throw new Error(`No conversion for ${info.source} parameter '${info.name}' of type ${typeName(type)}: register a ParamConverterProvider or add a static fromString()`);
 }
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

@@ -6,6 +6,7 @@ import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInter
 import type { Response } from './response.js';
 import { nameOf } from './request-filters.js';
 import { isThenable, type Step } from './thenable.js';
+import { typeName } from './type-name.js';
 
 /**
  * Writes the response: writer interceptors (ascending) around the MessageBodyWriter, which is
@@ -87,16 +88,12 @@ export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType
   if (writer === undefined) {
     writer = findWriter(ex, type, mediaType);
     if (writer === undefined) {
-      throw new InternalServerError(`No MessageBodyWriter for ${nameOfType(type)} as ${mediaType.essence}`, { code: 'PIPE_NO_WRITER' });
+      throw new InternalServerError(`No MessageBodyWriter for ${typeName(type)} as ${mediaType.essence}`, { code: 'PIPE_NO_WRITER' });
     }
     byType.set(mediaType.essence, writer);
   }
   if (ex.trace !== undefined) ex.trace.push(`writer:${nameOf(writer)}`);
   return writer;
-}
-
-function nameOfType(type: TypeToken): string {
-  return typeof type === 'function' ? type.name : String(type);
 }
 
 /** The media type to write: an explicit Content-Type, the route's negotiated type, or the writers' (406 if none fits). */

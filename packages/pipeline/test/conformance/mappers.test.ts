@@ -1,7 +1,7 @@
 // PIPELINE-RULES §4: exception mapper choice, null → 204, mapper failures, carried responses, 405 Allow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, BadRequestError, GET, MapsError, NotAllowedError, Path, POST, Priority, QueryParam, Response,
+  Application, BadRequestError, GET, MapsError, Path, POST, Priority, QueryParam, Response,
   WebApplicationError, type ContainerRequestContext, type ExceptionMapper,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';

@@ -178,6 +178,6 @@ describe('PUT /api/users/<id>/orders/<oid>/status', () => {
   it('lets exactly one of two concurrent PENDING -> PROCESSING moves win; the other gets 409', async () => {
     const order = await freshOrder();
     const results = await Promise.all([move(buyer.id, order.id, 'PROCESSING'), move(buyer.id, order.id, 'PROCESSING')]);
-    expect(results.map((r) => r.status).sort()).toEqual([200, 409]);
+    expect(results.map((r) => r.status).sort((a, b) => a - b)).toEqual([200, 409]);
   });
 });

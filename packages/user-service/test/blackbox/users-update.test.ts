@@ -187,6 +187,6 @@ describe('concurrent updates of one user behave as if sequential', () => {
       http(server.url, 'DELETE', `/api/users/${user.id}`),
       http(server.url, 'DELETE', `/api/users/${user.id}`),
     ]);
-    expect(results.map((r) => r.status).sort()).toEqual([204, 404]);
+    expect(results.map((r) => r.status).sort((a, b) => a - b)).toEqual([204, 404]);
   });
 });

@@ -153,7 +153,7 @@ describe('GzipReaderInterceptor', () => {
       const ctx = readCtx(input, { 'content-encoding': 'gzip', 'content-length': String(bomb.length) }, MiB);
       const decoded = { bytes: 0 };
       const interceptor = new GzipReaderInterceptor();
-      const proceed = ctx.proceed;
+      const proceed = ctx.proceed.bind(ctx);
       // Observe what the decoder hands the reader.
       ctx.proceed = () => {
         ctx.input.on('data', (c: Buffer) => { decoded.bytes += c.length; });

@@ -106,7 +106,7 @@ describe('RolesAllowedFeature with RolesAllowed', () => {
     const filter = filterFor(infoFor(AdminResource, 'list'))!;
     expect(filter).toBeInstanceOf(RolesAllowedFilter);
     try {
-      filter.filterRequest(anonymous());
+      (filter as RolesAllowedFilter).filterRequest(anonymous());
       expect.unreachable();
     } catch (e) {
       expect(e).toBeInstanceOf(NotAuthorizedError);

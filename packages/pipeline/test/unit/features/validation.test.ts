@@ -148,7 +148,7 @@ describe('all violations and the entity shape', () => {
 
   it('gives one violation with field "" for an entity that is not an object', () => {
     for (const bad of [null, undefined, 'text', 42, [], [good]]) {
-      expect(validate(bad), String(bad)).toEqual([expect.objectContaining({ field: '', message: 'must be an object' })]);
+      expect(validate(bad), JSON.stringify(bad) ?? 'undefined').toEqual([expect.objectContaining({ field: '', message: 'must be an object' })]);
     }
   });
 

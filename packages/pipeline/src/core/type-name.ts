@@ -1,0 +1,13 @@
+/**
+ * A readable name for a type token in error messages: a class's name, a descriptor's `name`
+ * field, else its constructor's name (never `[object Object]`).
+ */
+export function typeName(type: unknown): string {
+  if (typeof type === 'function') return type.name === '' ? 'anonymous function' : type.name;
+  if (typeof type === 'object' && type !== null) {
+    const name = (type as { name?: unknown }).name;
+    if (typeof name === 'string') return name;
+    return (type as object).constructor?.name ?? 'object';
+  }
+  return String(type as string | number | boolean | bigint | symbol | undefined);
+}
