@@ -7,7 +7,7 @@
  * additionalProperties); it refuses any other keyword so the constant and the checker cannot
  * drift apart silently. Tests run every emitted representation through it.
  */
-import { isValidEmail } from './users-validation.js';
+import { codePointLength, isValidEmail } from './users-validation.js';
 
 /** The User response schema. */
 export const USER_JSON_SCHEMA = {
@@ -100,7 +100,7 @@ function check(node: SchemaNode, value: unknown, path: string, errors: string[])
     if (node.maximum !== undefined && value > node.maximum) errors.push(`${path}: must be <= ${node.maximum}`);
   }
   if (typeof value === 'string') {
-    const length = codePoints(value); // JSON Schema counts code points
+    const length = codePointLength(value); // JSON Schema counts code points
     if (node.minLength !== undefined && length < node.minLength) errors.push(`${path}: shorter than ${node.minLength}`);
     if (node.maxLength !== undefined && length > node.maxLength) errors.push(`${path}: longer than ${node.maxLength}`);
     if (node.format !== undefined && !checkFormat(node.format, value)) errors.push(`${path}: not a valid ${node.format}`);
@@ -131,18 +131,4 @@ export function validateAgainstUserSchema(value: unknown): string[] {
   const errors: string[] = [];
   check(USER_JSON_SCHEMA as SchemaNode, value, '', errors);
   return errors.map((error) => (error.startsWith(':') ? '/' + error : error));
-}
-
-/** Unicode code points in `s` (a surrogate pair counts once), as JSON Schema's length keywords count. */
-function codePoints(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) i++;
-    }
-    n++;
-  }
-  return n;
 }
