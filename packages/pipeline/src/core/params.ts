@@ -105,7 +105,9 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
   if (type === Number) {
     // Decimal notation only: Number() would also take '0x10', '0b1' and '' (JAX-RS rejects them).
     return (raw) => {
-      const n = isDigits(raw) || DECIMAL.test(raw) ? Number(raw) : NaN;
+      const d = digitsValue(raw);
+      if (d >= 0) return d;
+      const n = DECIMAL.test(raw) ? Number(raw) : NaN;
       if (!Number.isFinite(n)) throw new TypeError(`'${truncate(raw)}' is not a number`);
       return n;
     };
@@ -143,14 +145,19 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
 
-/** Plain digits, the usual id: a char loop is about 3x cheaper than {@link DECIMAL}. */
-function isDigits(s: string): boolean {
-  if (s.length === 0 || s.length > 15) return false;
+/**
+ * The value of plain digits (the usual id), else -1: one char loop instead of {@link DECIMAL}
+ * plus `Number()`. Up to 15 digits, so the sum stays an exact integer (< 2^53).
+ */
+function digitsValue(s: string): number {
+  if (s.length === 0 || s.length > 15) return -1;
+  let n = 0;
   for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
+    const c = s.charCodeAt(i) - 48;
+    if (c < 0 || c > 9) return -1;
+    n = n * 10 + c;
   }
-  return true;
+  return n;
 }
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
 const HTTP_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;

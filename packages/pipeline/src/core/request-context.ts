@@ -3,6 +3,7 @@ import { parseAccept, parseMediaType, type MediaType } from './media-type.js';
 import { Response, type ResponseBuilder } from './response.js';
 import type { ResourceInfo } from './resource-info.js';
 import { ANONYMOUS, type SecurityContext } from './security-context.js';
+import { headerName } from './header-name.js';
 
 /** Request phases; method/URI/headers may change only before matching (JAX-RS 6.4). */
 export const Phase = { PreMatching: 0, PostMatching: 1, Responding: 2 } as const;
@@ -89,7 +90,7 @@ export class ContainerRequestContext {
   setHeader(name: string, value: string | undefined): void {
     this.assertPreMatching('setHeader');
     if (this._headers === this.raw.headers) this._headers = { ...this.raw.headers };
-    const key = name.toLowerCase();
+    const key = headerName(name);
     if (value === undefined) delete this._headers[key];
     else this._headers[key] = value;
     if (key === 'content-type') this._mediaType = undefined;
@@ -97,7 +98,7 @@ export class ContainerRequestContext {
 
   /** A header value; repeated headers are joined with `, ` (RFC 9110 §5.3). */
   getHeader(name: string): string | undefined {
-    const v = this._headers[name.toLowerCase()];
+    const v = this._headers[headerName(name)];
     return Array.isArray(v) ? v.join(', ') : v;
   }
 

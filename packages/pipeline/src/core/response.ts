@@ -1,3 +1,5 @@
+import { headerName } from './header-name.js';
+
 /** Outgoing headers: lower-case names, as passed to `ServerResponse.writeHead`. */
 export type OutgoingHeaders = Record<string, string | number | string[]>;
 
@@ -40,24 +42,24 @@ export class Response {
 
   /** Sets (or with `undefined`, removes) a header. */
   setHeader(name: string, value: string | number | string[] | undefined): void {
-    const key = name.toLowerCase();
+    const key = headerName(name);
     if (value === undefined) delete this.headers[key];
     else this.headers[key] = value;
   }
 
   /** Appends a value to a possibly multi-valued header (`Vary`, `Set-Cookie`). */
   addHeader(name: string, value: string): void {
-    const key = name.toLowerCase();
+    const key = headerName(name);
     const prev = this.headers[key];
     if (prev === undefined) this.headers[key] = value;
     else this.headers[key] = Array.isArray(prev) ? [...prev, value] : [String(prev), value];
   }
 
-  removeHeader(name: string): void { delete this.headers[name.toLowerCase()]; }
+  removeHeader(name: string): void { delete this.headers[headerName(name)]; }
 
   /** Header value as a string (multi-valued headers are joined with `, `). */
   getHeader(name: string): string | undefined {
-    const v = this.headers[name.toLowerCase()];
+    const v = this.headers[headerName(name)];
     if (v === undefined) return undefined;
     return Array.isArray(v) ? v.join(', ') : String(v);
   }

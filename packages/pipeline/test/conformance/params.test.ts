@@ -238,6 +238,21 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
   });
 
   it.each([
+    ['0', 0], ['007', 7], ['123456789012345', 123456789012345], ['1234567890123456', 1234567890123456],
+    ['9007199254740993', 9007199254740992], ['-3', -3], ['+4', 4], ['1.50', 1.5], ['1e3', 1000], ['.5', 0.5],
+  ])('number conversion: %s is %d (digits take a fast path, the rest the decimal grammar)', async (raw, value) => {
+    const r = await send(`/p/types?n=${encodeURIComponent(raw)}`);
+    expect(r.status).toBe(200);
+    expect(r.json().n).toBe(value);
+  });
+
+  it.each(['0x10', '0b1', '1_000', '12a', '١٢', 'Infinity', '1e400', ' 1'])('number conversion refuses %j (400)', async (raw) => {
+    const r = await send(`/p/types?n=${encodeURIComponent(raw)}`);
+    expect(r.status).toBe(400);
+    expect(r.json().code).toBe('PIPE_PARAM_CONVERSION');
+  });
+
+  it.each([
     ['query number', '/p/types?n=abc', 'n', /query parameter 'n'/],
     ['query number (empty)', '/p/types?n=', 'n', /query parameter 'n'/],
     ['query boolean', '/p/types?b=yes', 'b', /query parameter 'b'/],

@@ -1,0 +1,12 @@
+import { describe, expect, it } from 'vitest';
+import { headerName } from '../../src/core/header-name.js';
+
+describe('headerName', () => {
+  it('lower-cases header names, the same before and after the cache is full', () => {
+    expect(headerName('X-Request-Id')).toBe('x-request-id');
+    expect(headerName('X-Request-Id')).toBe('x-request-id'); // remembered
+    for (let i = 0; i < 1000; i++) expect(headerName(`X-Custom-${i}`)).toBe(`x-custom-${i}`);
+    expect(headerName('X-After-Full')).toBe('x-after-full');
+    expect(headerName('content-type')).toBe('content-type');
+  });
+});
