@@ -6,25 +6,29 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { announce, exitOnSignal, FILTER_HEADER, filterHeaderValue, parseId, portFromEnv, REJECT_HEADER, stamp, userOf } from './common.js';
+import { announce, exitOnSignal, FILTER_HEADER, filterHeaderValue, parseId, portFromEnv, refused, sendsFilterHeader, stamp, userOf } from './common.js';
 
 const NOT_FOUND = '{"error":"Not Found"}';
 const FORBIDDEN = '{"error":"Forbidden"}';
 
 function send(res: ServerResponse, status: number, body: string, value: number | string): void {
-  // The "response filter": one more header, computed just before the single writeHead.
-  res.writeHead(status, {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
-    [FILTER_HEADER]: filterHeaderValue(value),
-  });
+  // The "response filter": one more header (per the workload), just before the single writeHead.
+  if (sendsFilterHeader(status)) {
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      [FILTER_HEADER]: filterHeaderValue(value),
+    });
+  } else {
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  }
   res.end(body);
 }
 
 function handler(req: IncomingMessage, res: ServerResponse): void {
   // The "request filter".
   const value = stamp();
-  if (req.headers[REJECT_HEADER] !== undefined) {
+  if (refused(req.url ?? '', (name) => req.headers[name])) {
     send(res, 403, FORBIDDEN, value);
     return;
   }

@@ -36,30 +36,45 @@ export function portFromEnv(): number {
   return port;
 }
 
-/** Header the request filters check: a request carrying it is refused with 403. */
+/** Header the request filters check: a request carrying it is refused with 403 (`header`, `timing`). */
 export const REJECT_HEADER = 'x-bench-reject';
+/** Query text the request filters check instead with `minimal`: a URL containing it is refused with 403. */
+export const REJECT_QUERY = 'bench-reject';
 
 /**
  * What the two filters do (`BENCH_FILTERS`), the same in every `-filters` / `-hooks` server:
  * - `header` (default): the request filter refuses a request carrying {@link REJECT_HEADER} and
- *   passes a value to the response filter, which sends it as the `x-bench-filter` header. The
- *   cheapest work that still shows both filters ran; with it Fastify + two hooks measures
- *   0.97-1.00 x bare, as in PERFORMANCE.md's reference table.
- * - `timing`: the request filter also takes `performance.now()`, the response filter sends the
- *   elapsed time as `x-response-time` (two clock reads and a `toFixed`, about 1 us of server
- *   CPU per request on its own).
+ *   passes a value to the response filter, which sends it as the `x-bench-filter` header: an
+ *   authentication-style check plus a header decorator.
+ * - `timing`: the same, except that the value is `performance.now()` and the header
+ *   `x-response-time: <elapsed>ms` (two clock reads and a `toFixed`).
+ * - `minimal`: the cost of running two filters and little else. The request filter refuses a
+ *   URL containing {@link REJECT_QUERY} (no request header is read, so Node never builds
+ *   `req.headers`) and passes a value; the response filter reads it and sends the header only
+ *   on a refused request. The runner's sanity check sends one refused request to every filter
+ *   variant, so each workload proves both filters ran.
  */
-export type FilterWork = 'header' | 'timing';
+export type FilterWork = 'header' | 'timing' | 'minimal';
 
 export const FILTER_WORK: FilterWork = filterWork(process.env.BENCH_FILTERS);
 
 function filterWork(raw: string | undefined): FilterWork {
   if (raw === undefined || raw === '' || raw === 'header') return 'header';
-  if (raw === 'timing') return 'timing';
-  throw new Error(`BENCH_FILTERS must be header or timing, got ${raw}`);
+  if (raw === 'timing' || raw === 'minimal') return raw;
+  throw new Error(`BENCH_FILTERS must be header, timing or minimal, got ${raw}`);
 }
 
-/** Header the response filters add. */
+/** Does the request filter refuse this request? `url` is the request target (or its query), `header` reads a request header. */
+export function refused(url: string, header: (name: string) => unknown): boolean {
+  return FILTER_WORK === 'minimal' ? url.includes(REJECT_QUERY) : header(REJECT_HEADER) !== undefined;
+}
+
+/** Does the response filter send {@link FILTER_HEADER} on a response with this status? */
+export function sendsFilterHeader(status: number): boolean {
+  return FILTER_WORK !== 'minimal' || status === 403;
+}
+
+/** Header the response filters add (with `minimal`, only to refused requests). */
 export const FILTER_HEADER = FILTER_WORK === 'timing' ? 'x-response-time' : 'x-bench-filter';
 
 /** The request filter's value for the response filter. */

@@ -5,7 +5,7 @@
  * synchronous work.
  */
 import Fastify from 'fastify';
-import { announce, exitOnSignal, FILTER_HEADER, filterHeaderValue, portFromEnv, REJECT_HEADER, stamp, userOf } from './common.js';
+import { announce, exitOnSignal, FILTER_HEADER, filterHeaderValue, portFromEnv, refused, sendsFilterHeader, stamp, userOf } from './common.js';
 
 declare module 'fastify' {
   interface FastifyRequest { benchStamp: number | string }
@@ -17,7 +17,7 @@ app.decorateRequest('benchStamp', '');
 
 app.addHook('onRequest', (req, reply, done) => {
   req.benchStamp = stamp();
-  if (req.headers[REJECT_HEADER] !== undefined) {
+  if (refused(req.url, (name) => req.headers[name])) {
     void reply.code(403).send({ error: 'Forbidden' });
     return;
   }
@@ -25,7 +25,7 @@ app.addHook('onRequest', (req, reply, done) => {
 });
 
 app.addHook('onSend', (req, reply, payload, done) => {
-  void reply.header(FILTER_HEADER, filterHeaderValue(req.benchStamp));
+  if (sendsFilterHeader(reply.statusCode)) void reply.header(FILTER_HEADER, filterHeaderValue(req.benchStamp));
   done(null, payload);
 });
 

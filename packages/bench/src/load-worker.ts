@@ -1,10 +1,14 @@
 /**
- * Runs in its own process, pinned to the load core: autocannon's programmatic API against one
- * URL, then one JSON line on stdout with the result and the CPU this process used, so the runner
- * can tell how much of the machine was busy with something else (another benchmark, a build).
- * Usage: node dist/load-worker.js <url> <connections> <seconds> [headers as JSON]
+ * The load generator process, pinned to the load core by the runner. It stays up for the whole
+ * benchmark: each JSON line on stdin is one run (`{ url, connections, duration, headers? }`,
+ * duration in seconds, or `targets` to load several servers at once), answered by one JSON line
+ * on stdout with autocannon's result(s) and the CPU this process used during the run, so the runner can tell how much of the machine was busy with
+ * something else. One long-lived process keeps autocannon warm and lets runs follow each other
+ * within milliseconds, which is what makes back-to-back runs comparable on a drifting host.
+ * It exits when stdin closes.
  */
 import { createRequire } from 'node:module';
+import { createInterface } from 'node:readline';
 
 /** The subset of autocannon's result the runner reads (same fields as `autocannon --json`). */
 export interface AutocannonResult {
@@ -16,6 +20,16 @@ export interface AutocannonResult {
   latency: { p50: number; p99: number };
 }
 
+/** One run, as the runner sends it: one URL, or several loaded at the same time (`targets`). */
+export interface LoadCommand {
+  url: string;
+  connections: number;
+  duration: number;
+  headers?: Record<string, string>;
+  /** Load these together, each with `connections` connections, for the same `duration`. */
+  targets?: { url: string; headers?: Record<string, string> }[];
+}
+
 type Autocannon = (
   options: { url: string; connections: number; duration: number; headers?: Record<string, string> },
   done: (err: Error | null, result: AutocannonResult) => void,
@@ -23,28 +37,50 @@ type Autocannon = (
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const [url, connections, seconds, headersJson] = process.argv.slice(2);
-if (url === undefined || connections === undefined || seconds === undefined) {
-  process.stderr.write('usage: load-worker <url> <connections> <seconds>\n');
-  process.exit(2);
+function cannon(url: string, connections: number, duration: number, headers: Record<string, string> | undefined): Promise<AutocannonResult> {
+  return new Promise((resolve, reject) => {
+    autocannon({ url, connections, duration, headers }, (err, result) => {
+      if (err !== null) reject(err);
+      else resolve(result);
+    });
+  });
 }
-const startCpu = process.cpuUsage();
-const headers = headersJson === undefined ? undefined : (JSON.parse(headersJson) as Record<string, string>);
-autocannon({ url, connections: Number(connections), duration: Number(seconds), headers }, (err, result) => {
-  if (err !== null) {
-    process.stderr.write(`${err.stack ?? String(err)}\n`);
-    process.exit(1);
-  }
-  const cpu = process.cpuUsage(startCpu);
-  const line = JSON.stringify({
+
+function summary(result: AutocannonResult, cpuSeconds: number): Record<string, unknown> {
+  return {
     duration: result.duration,
     errors: result.errors,
     timeouts: result.timeouts,
     non2xx: result.non2xx,
     requests: { average: result.requests.average, total: result.requests.total },
     latency: { p50: result.latency.p50, p99: result.latency.p99 },
-    cpuSeconds: (cpu.user + cpu.system) / 1e6,
-  });
-  // Exit only once the line is flushed: autocannon may leave timers behind.
-  process.stdout.write(`${line}\n`, () => process.exit(0));
-});
+    cpuSeconds,
+  };
+}
+
+async function runOnce(cmd: LoadCommand): Promise<string> {
+  const startCpu = process.cpuUsage();
+  const targets = cmd.targets ?? [{ url: cmd.url, headers: cmd.headers }];
+  const results = await Promise.all(targets.map((t) => cannon(t.url, cmd.connections, cmd.duration, t.headers)));
+  const cpu = process.cpuUsage(startCpu);
+  // The generator's CPU is shared by the targets: each is charged its share.
+  const each = (cpu.user + cpu.system) / 1e6 / results.length;
+  const out = results.map((r) => summary(r, each));
+  return JSON.stringify(cmd.targets === undefined ? out[0] : out);
+}
+
+// Runs are sequential: the next line is read only after the previous answer is written.
+const lines = createInterface({ input: process.stdin })[Symbol.asyncIterator]();
+for (;;) {
+  const next = await lines.next();
+  if (next.done === true) break;
+  if (next.value.trim() === '') continue;
+  try {
+    const line = await runOnce(JSON.parse(next.value) as LoadCommand);
+    process.stdout.write(`${line}\n`);
+  } catch (e) {
+    process.stdout.write(`${JSON.stringify({ error: (e as Error).stack ?? String(e) })}\n`);
+  }
+}
+// autocannon may leave timers behind: exit once stdout is flushed.
+process.stdout.write('', () => process.exit(0));

@@ -1,10 +1,11 @@
 /**
- * The load generator: autocannon in its own process (load-worker.ts), pinned to the load core,
- * so the server's core does nothing but serve. Its result is reduced to what the table needs.
+ * The load generator: autocannon in its own long-lived process (load-worker.ts), pinned to the
+ * load core, so the server's core does nothing but serve. Results are reduced to what the table needs.
  */
 import { fileURLToPath } from 'node:url';
-import type { AutocannonResult } from './load-worker.js';
-import { runToEnd, start } from './proc.js';
+import type { AutocannonResult, LoadCommand } from './load-worker.js';
+import type { ChildProcess } from 'node:child_process';
+import { start, stop } from './proc.js';
 
 /** What one autocannon run measured. */
 export interface LoadResult {
@@ -37,18 +38,82 @@ export interface LoadOptions {
   cwd: string;
 }
 
-/** Runs autocannon against `url` for `options.duration` seconds (bounded: duration + 30 s). */
-export async function load(url: string, options: LoadOptions, headers?: Record<string, string>): Promise<LoadResult> {
-  const args = [WORKER, url, String(options.connections), String(options.duration)];
-  if (headers !== undefined) args.push(JSON.stringify(headers));
-  const child = start(options.pin, process.execPath, args, process.env, options.cwd);
-  const out = await runToEnd(child, (options.duration + 30) * 1000, 'autocannon');
-  let r: AutocannonResult & { cpuSeconds: number };
-  try {
-    r = JSON.parse(out.trim().split('\n').pop() ?? '') as AutocannonResult & { cpuSeconds: number };
-  } catch {
-    throw new Error(`autocannon printed no JSON result: ${out.slice(0, 500)}`);
+/**
+ * The load generator: one autocannon process (load-worker.ts) for the whole benchmark, pinned to
+ * the load core, given one run at a time. Every run is bounded (duration + 30 s).
+ */
+export class LoadGenerator {
+  private readonly child: ChildProcess;
+  private readonly pending: ((line: string) => void)[] = [];
+  private buffered = '';
+  private stderr = '';
+  private exited: Error | undefined;
+
+  constructor(private readonly options: LoadOptions) {
+    this.child = start(options.pin, process.execPath, [WORKER], process.env, options.cwd, 'pipe');
+    this.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
+      this.buffered += d;
+      for (let nl = this.buffered.indexOf('\n'); nl >= 0; nl = this.buffered.indexOf('\n')) {
+        const line = this.buffered.slice(0, nl);
+        this.buffered = this.buffered.slice(nl + 1);
+        this.pending.shift()?.(line);
+      }
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => { this.stderr = (this.stderr + d).slice(-4000); });
+    this.child.once('exit', (code, signal) => {
+      this.exited = new Error(`autocannon worker exited (code ${code}, signal ${signal}): ${this.stderr.slice(-2000)}`);
+      for (const p of this.pending.splice(0)) p('');
+    });
   }
+
+  /** Loads `url` for `duration` seconds (default: the options' duration). */
+  async run(url: string, headers?: Record<string, string>, duration = this.options.duration): Promise<LoadResult> {
+    const r = await this.send({ url, connections: this.options.connections, duration, headers }, duration);
+    if (Array.isArray(r)) throw new Error('autocannon answered several results for one target');
+    return toLoadResult(r);
+  }
+
+  /**
+   * Loads every target at the same time, each with the configured connections, for `duration`
+   * seconds; one result per target, in order.
+   */
+  async runTogether(targets: { url: string; headers?: Record<string, string> }[], duration = this.options.duration): Promise<LoadResult[]> {
+    const r = await this.send({ url: targets[0]?.url ?? '', connections: this.options.connections, duration, targets }, duration);
+    if (!Array.isArray(r) || r.length !== targets.length) throw new Error('autocannon answered the wrong number of results');
+    return r.map(toLoadResult);
+  }
+
+  private async send(cmd: LoadCommand, duration: number): Promise<WorkerResult | WorkerResult[]> {
+    if (this.exited !== undefined) throw this.exited;
+    const line = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.child.kill('SIGKILL');
+        reject(new Error(`autocannon did not answer within ${duration + 30} s`));
+      }, (duration + 30) * 1000);
+      this.pending.push((l) => { clearTimeout(timer); resolve(l); });
+      this.child.stdin!.write(`${JSON.stringify(cmd)}\n`);
+    });
+    if (line === '' && this.exited !== undefined) throw this.exited;
+    let r: WorkerResult | WorkerResult[] | { error: string };
+    try {
+      r = JSON.parse(line) as WorkerResult | WorkerResult[] | { error: string };
+    } catch {
+      throw new Error(`autocannon printed no JSON result: ${line.slice(0, 500)}`);
+    }
+    if ('error' in r) throw new Error(`autocannon failed: ${r.error}`);
+    return r;
+  }
+
+  /** Ends the worker (closing stdin); resolves once it is gone (SIGKILL after 3 s). */
+  close(): Promise<void> {
+    this.child.stdin!.end();
+    return stop(this.child);
+  }
+}
+
+type WorkerResult = AutocannonResult & { cpuSeconds: number };
+
+function toLoadResult(r: WorkerResult): LoadResult {
   return {
     rps: r.requests.average,
     total: r.requests.total,

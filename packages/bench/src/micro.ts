@@ -8,7 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Application } from '@jaxrs-node/pipeline';
-import { FILTER_HEADER, filterHeaderValue, REJECT_HEADER, stamp, userOf } from './common.js';
+import { FILTER_HEADER, filterHeaderValue, refused, sendsFilterHeader, stamp, userOf } from './common.js';
 import { RejectFilter, TimingFilter } from './filters.js';
 import { UserResource } from './resource.js';
 
@@ -42,9 +42,10 @@ const bare: Handler = (req, res) => {
 /** What `bare-filters.ts` does: the filters' work inline. */
 const bareFilters: Handler = (req, res) => {
   const value = stamp();
-  if (req.headers[REJECT_HEADER] !== undefined) throw new Error('not sent by this measurement');
+  if (refused(req.url!, (name) => req.headers[name])) throw new Error('not sent by this measurement');
   const body = JSON.stringify(userOf(Number(req.url!.slice(11))));
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [FILTER_HEADER]: filterHeaderValue(value) });
+  if (sendsFilterHeader(200)) res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [FILTER_HEADER]: filterHeaderValue(value) });
+  else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 };
 

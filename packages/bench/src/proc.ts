@@ -21,9 +21,9 @@ export function pinning(cpu: string): string[] {
 }
 
 /** Starts `cmd args` behind the `pin` prefix; `taskset` execs, so the pid is the program's own. */
-export function start(pin: string[], cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
+export function start(pin: string[], cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
   const argv = [...pin, cmd, ...args];
-  const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: [stdin, 'pipe', 'pipe'] });
   live.add(child);
   child.once('exit', () => live.delete(child));
   return child;
@@ -75,22 +75,6 @@ export function stop(child: ChildProcess, graceMs = 3000): Promise<void> {
       resolve();
     });
     child.kill('SIGTERM');
-  });
-}
-
-/** Runs a child to completion with a deadline; resolves with its stdout, rejects on failure. */
-export function runToEnd(child: ChildProcess, timeoutMs: number, what: string): Promise<string> {
-  const io = capture(child);
-  return new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`${what} did not finish within ${timeoutMs} ms`));
-    }, timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      if (code === 0) resolve(io.stdout());
-      else reject(new Error(`${what} failed (code ${code}): ${io.stderr().slice(-2000)}`));
-    });
   });
 }
 

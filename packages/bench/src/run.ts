@@ -11,9 +11,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { load, median, type LoadOptions, type LoadResult } from './load.js';
+import { LoadGenerator, median, type LoadOptions, type LoadResult } from './load.js';
 import type { ChildProcess } from 'node:child_process';
 import { capture, cpuSeconds, freePort, machineBusySeconds, pinning, start, stop, waitUntil } from './proc.js';
+import { FILTER_HEADER, REJECT_HEADER, REJECT_QUERY, sendsFilterHeader } from './common.js';
 import { selectServers, type ServerSpec } from './servers.js';
 
 const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -27,8 +28,8 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
 }
 
 const config = {
-  duration: intEnv('BENCH_DURATION', 3, 1, 600),
-  rounds: intEnv('BENCH_ROUNDS', 15, 1, 100),
+  duration: intEnv('BENCH_DURATION', 2, 1, 600),
+  rounds: intEnv('BENCH_ROUNDS', 20, 1, 100),
   warmup: intEnv('BENCH_WARMUP', 3, 1, 60),
   connections: intEnv('BENCH_CONNECTIONS', 10, 1, 1000),
   serverCpu: process.env.BENCH_SERVER_CPU ?? '0',
@@ -41,6 +42,8 @@ const config = {
   quietWait: intEnv('BENCH_QUIET_WAIT', 120, 0, 3600),
   /** Attempts per measurement when other programs disturb it. */
   attempts: intEnv('BENCH_ATTEMPTS', 3, 1, 10),
+  /** Rounds of the head-to-head measurement (each server against `bare` at the same time); 0 skips it. */
+  togetherRounds: intEnv('BENCH_TOGETHER_ROUNDS', 10, 0, 100),
 };
 
 /** One measured run of one server. */
@@ -63,7 +66,7 @@ interface Running {
   io: { stdout: () => string; stderr: () => string };
 }
 
-async function launch(spec: ServerSpec, serverPin: string[], loadOpts: LoadOptions): Promise<Running> {
+async function launch(spec: ServerSpec, serverPin: string[], load: LoadGenerator): Promise<Running> {
   const port = await freePort();
   const url = spec.url.replaceAll('{port}', String(port));
   const cmd = spec.cmd === 'node' ? process.execPath : spec.cmd;
@@ -77,7 +80,7 @@ async function launch(spec: ServerSpec, serverPin: string[], loadOpts: LoadOptio
     const pattern = spec.ready === 'poll' ? undefined : new RegExp(spec.ready ?? '^ready\\b', 'm');
     await waitUntil(child, pattern === undefined ? () => answers(url, spec.headers) : async () => pattern.test(io.stdout()), 15000, spec.name);
     await sanity(spec, url);
-    check(spec, await load(url, { ...loadOpts, duration: config.warmup }, spec.headers));
+    check(spec, await load.run(url, spec.headers, config.warmup));
     return running;
   } catch (e) {
     await stop(child);
@@ -90,14 +93,14 @@ function failure(r: Running, e: unknown): Error {
   return new Error(`${r.spec.name}: ${(e as Error).message}${err === '' ? '' : `\n--- server stderr ---\n${err}`}`);
 }
 
-async function measure(r: Running, round: number, loadOpts: LoadOptions): Promise<Sample> {
+async function measure(r: Running, round: number, load: LoadGenerator): Promise<Sample> {
   const { spec, url, child } = r;
   if (child.exitCode !== null || child.signalCode !== null) throw failure(r, new Error('server exited during the benchmark'));
   try {
     const before = cpuSeconds(child.pid);
     const busyBefore = machineBusySeconds();
     const t0 = performance.now();
-    const res = await load(url, loadOpts, spec.headers);
+    const res = await load.run(url, spec.headers);
     const wall = (performance.now() - t0) / 1000;
     const busyAfter = machineBusySeconds();
     const after = cpuSeconds(child.pid);
@@ -113,12 +116,12 @@ async function measure(r: Running, round: number, loadOpts: LoadOptions): Promis
 }
 
 /** Measures once the machine is quiet; redoes a run other programs disturbed (bounded attempts). */
-async function measureQuietly(r: Running, round: number, loadOpts: LoadOptions): Promise<Sample> {
+async function measureQuietly(r: Running, round: number, load: LoadGenerator): Promise<Sample> {
   const spec = r.spec;
   let best: Sample | undefined;
   for (let attempt = 1; attempt <= config.attempts; attempt++) {
     await waitQuiet();
-    const s = await measure(r, round, loadOpts);
+    const s = await measure(r, round, load);
     if (s.noise === null || s.noise <= config.maxNoise) return s;
     process.stderr.write(`  ${spec.name}: other programs used ${s.noise.toFixed(2)} cores during the run (attempt ${attempt}/${config.attempts})\n`);
     if (best === undefined || s.noise < best.noise!) best = s;
@@ -160,8 +163,18 @@ async function sanity(spec: ServerSpec, url: string): Promise<void> {
   const res = await fetch(url, { headers: spec.headers, signal: AbortSignal.timeout(5000) });
   const body = await res.text();
   if (!res.ok) throw new Error(`sanity request answered ${res.status}: ${body.slice(0, 200)}`);
-  for (const h of spec.expectHeaders ?? []) {
+  for (const h of [...(spec.expectHeaders ?? []), ...(spec.filters === true && sendsFilterHeader(res.status) ? [FILTER_HEADER] : [])]) {
     if (!res.headers.has(h)) throw new Error(`sanity request: header ${h} missing`);
+  }
+  if (spec.filters === true) {
+    // Proof that both filters run: the request filter refuses, the response filter still adds its header.
+    const probe = new URL(url);
+    probe.searchParams.set(REJECT_QUERY, '1');
+    const refusedRes = await fetch(probe, { headers: { ...spec.headers, [REJECT_HEADER]: '1' }, signal: AbortSignal.timeout(5000) });
+    await refusedRes.arrayBuffer();
+    if (refusedRes.status !== 403 || !refusedRes.headers.has(FILTER_HEADER)) {
+      throw new Error(`refusal probe answered ${refusedRes.status} (${FILTER_HEADER}: ${refusedRes.headers.get(FILTER_HEADER)}); expected 403 with the filter header`);
+    }
   }
 }
 
@@ -234,6 +247,62 @@ function table(rows: readonly Row[]): string {
   return lines.join('\n');
 }
 
+/** One head-to-head run: a server and `bare` loaded at the same time, on the same server core. */
+interface Duel {
+  round: number;
+  rps: number;
+  bareRps: number;
+  cpuUsPerReq: number | null;
+  bareCpuUsPerReq: number | null;
+  noise: number | null;
+}
+
+/**
+ * Head-to-head: `bare` and one other server run on the same core at the same time, each loaded
+ * by its own autocannon instance with the same connections, so both see exactly the same host
+ * at every instant. The kernel shares the core between the two busy processes, so the ratio of
+ * their throughputs is the ratio of their costs per request, with the host's drift cancelled.
+ * (Both pay for sharing the core, which is why absolute req/s here are about half.)
+ */
+async function duel(bare: Running, other: Running, round: number, load: LoadGenerator): Promise<Duel> {
+  await waitQuiet();
+  // Alternate which target autocannon starts first.
+  const pair = round % 2 === 0 ? [bare, other] : [other, bare];
+  const cpuBefore = pair.map((r) => cpuSeconds(r.child.pid));
+  const busyBefore = machineBusySeconds();
+  const t0 = performance.now();
+  const results = await load.runTogether(pair.map((r) => ({ url: r.url, headers: r.spec.headers })));
+  const wall = (performance.now() - t0) / 1000;
+  const busyAfter = machineBusySeconds();
+  const cpuAfter = pair.map((r) => cpuSeconds(r.child.pid));
+  results.forEach((res, i) => check(pair[i]!.spec, res));
+  const perReq = (i: number): number | null => {
+    const a = cpuBefore[i];
+    const b = cpuAfter[i];
+    return a === undefined || b === undefined || results[i]!.total === 0 ? null : ((b - a) * 1e6) / results[i]!.total;
+  };
+  const serverCpu = cpuBefore.reduce<number>((sum, a, i) => sum + ((cpuAfter[i] ?? 0) - (a ?? 0)), 0);
+  const loadCpu = results.reduce((sum, r) => sum + r.loadCpuSeconds, 0);
+  const noise = busyBefore === undefined || busyAfter === undefined ? null : Math.max(0, (busyAfter - busyBefore - serverCpu - loadCpu) / wall);
+  const b = pair[0] === bare ? 0 : 1;
+  const o = 1 - b;
+  return { round, rps: results[o]!.rps, bareRps: results[b]!.rps, cpuUsPerReq: perReq(o), bareCpuUsPerReq: perReq(b), noise };
+}
+
+function duelTable(duels: Map<string, Duel[]>): string {
+  const lines = [
+    '| server (head-to-head with bare, same core, same time) | median req/s | bare req/s in the same runs | vs bare, median of runs | range of runs | CPU / req (bare) |',
+    '|---|---:|---:|---:|---:|---:|',
+  ];
+  for (const [name, list] of duels) {
+    const ratios = list.map((d) => d.rps / d.bareRps);
+    const cpu = list.filter((d) => d.cpuUsPerReq !== null && d.bareCpuUsPerReq !== null);
+    const cpuText = cpu.length === 0 ? '-' : `${median(cpu.map((d) => d.cpuUsPerReq!)).toFixed(1)} us (${median(cpu.map((d) => d.bareCpuUsPerReq!)).toFixed(1)} us)`;
+    lines.push(`| ${name} | ${Math.round(median(list.map((d) => d.rps)))} | ${Math.round(median(list.map((d) => d.bareRps)))} | ${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} | ${cpuText} |`);
+  }
+  return lines.join('\n');
+}
+
 async function main(): Promise<void> {
   const servers = selectServers(process.env, PKG_DIR);
   const serverPin = pinning(config.serverCpu);
@@ -246,23 +315,38 @@ async function main(): Promise<void> {
   // runs of each server in turn, many rounds. The host's speed drifts over minutes, so runs
   // seconds apart compare fairly where runs minutes apart do not (see pairedRatio).
   const running: Running[] = [];
+  const duels = new Map<string, Duel[]>();
+  const load = new LoadGenerator(loadOpts);
   try {
-    for (const spec of servers) running.push(await launch(spec, serverPin, loadOpts));
+    for (const spec of servers) running.push(await launch(spec, serverPin, load));
     for (let round = 0; round < config.rounds; round++) {
       for (let k = 0; k < running.length; k++) {
         const r = running[(k + round) % running.length]!;
-        const s = await measureQuietly(r, round + 1, loadOpts);
+        const s = await measureQuietly(r, round + 1, load);
         samples.get(r.spec.name)!.push(s);
         const cpu = s.cpuUsPerReq === null ? '' : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${s.noise?.toFixed(2)} cores, server ${s.serverLoad?.toFixed(2)} / autocannon ${s.generatorLoad.toFixed(2)} cores busy`;
         process.stderr.write(`round ${round + 1}/${config.rounds} ${r.spec.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms${cpu}\n`);
       }
     }
+    const bare = running.find((r) => r.spec.name === 'bare');
+    const others = running.filter((r) => r !== bare);
+    for (let round = 0; bare !== undefined && round < config.togetherRounds; round++) {
+      for (let k = 0; k < others.length; k++) {
+        const r = others[(k + round) % others.length]!;
+        const d = await duel(bare, r, round + 1, load);
+        if (!duels.has(r.spec.name)) duels.set(r.spec.name, []);
+        duels.get(r.spec.name)!.push(d);
+        process.stderr.write(`head-to-head ${round + 1}/${config.togetherRounds} ${r.spec.name} ${Math.round(d.rps)} vs bare ${Math.round(d.bareRps)} req/s: ${(d.rps / d.bareRps).toFixed(2)}\n`);
+      }
+    }
   } finally {
-    await Promise.all(running.map((r) => stop(r.child)));
+    await Promise.all([...running.map((r) => stop(r.child)), load.close()]);
   }
   const rows = summarise(servers, samples);
   const out = table(rows);
   process.stdout.write(`\n${out}\n\n`);
+  const duelOut = duels.size === 0 ? undefined : duelTable(duels);
+  if (duelOut !== undefined) process.stdout.write(`${duelOut}\n\n`);
   const dir = join(PKG_DIR, 'results');
   mkdirSync(dir, { recursive: true });
   const result = {
@@ -274,6 +358,8 @@ async function main(): Promise<void> {
     pinned: { server: serverPin.length > 0 ? config.serverCpu : null, load: loadPin.length > 0 ? config.loadCpu : null },
     servers: rows,
     table: out,
+    headToHead: Object.fromEntries(duels),
+    headToHeadTable: duelOut,
   };
   writeFileSync(join(dir, 'latest.json'), `${JSON.stringify(result, null, 2)}\n`);
   process.stderr.write(`wrote ${join(dir, 'latest.json')}\n`);
