@@ -37,6 +37,10 @@ export function resolveLimits(partial: Partial<PipelineLimits> | undefined): Pip
   const limits: PipelineLimits = { ...DEFAULT_LIMITS };
   // `undefined` means "the default" (Partial<> allows it; a spread would copy it over the default).
   for (const [key, value] of Object.entries(partial ?? {})) {
+    // A JavaScript caller's typo (`bodylimit`) would otherwise be ignored silently.
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) {
+      throw new TypeError(`limits.${key} is not a limit (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    }
     if (value !== undefined) (limits as unknown as Record<string, unknown>)[key] = value;
   }
   for (const [key, value] of Object.entries(limits)) {

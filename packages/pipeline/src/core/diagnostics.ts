@@ -10,7 +10,7 @@ import diagnostics_channel from 'node:diagnostics_channel';
  * | `jaxrs-node:request:start` | `{ request }` |
  * | `jaxrs-node:request:matched` | `{ request, resourceInfo }` |
  * | `jaxrs-node:request:filtered` | `{ request }` (all request filters passed) |
- * | `jaxrs-node:method:start` / `jaxrs-node:method:end` | `{ request, resourceInfo }` |
+ * | `jaxrs-node:method:start` / `jaxrs-node:method:end` | `{ request, resourceInfo }`; `method:end` after a throw or rejection also has `error` |
  * | `jaxrs-node:error` | `{ request, error }` |
  * | `jaxrs-node:error:mapped` | `{ request, error, status }` |
  * | `jaxrs-node:request:finish` | `{ request, status, durationMs, error, trace }` |

@@ -104,9 +104,20 @@ function call(ex: Exchange, route: RouteMethod, args: unknown[]): Step {
   const instance = route.instance ?? (ex.rt.container.resolve(route.resourceClass) as object);
   if (ex.trace !== undefined) ex.trace.push(`method:${route.info.resourceClass.name}.${route.info.methodName}`);
   if (channels.methodStart.hasSubscribers) channels.methodStart.publish({ request: ex, resourceInfo: route.info });
-  const result = route.fn.apply(instance, args);
-  if (isThenable(result)) return Promise.resolve(result).then((v) => returned(ex, v));
+  let result: unknown;
+  try {
+    result = route.fn.apply(instance, args);
+  } catch (e) {
+    methodFailed(ex, e);
+  }
+  if (isThenable(result)) return Promise.resolve(result).then((v) => returned(ex, v), (e: unknown) => methodFailed(ex, e));
   return returned(ex, result);
+}
+
+/** `method:end` also closes a method that threw or rejected (it carries the error), then the error goes on. */
+function methodFailed(ex: Exchange, error: unknown): never {
+  if (channels.methodEnd.hasSubscribers) channels.methodEnd.publish({ request: ex, resourceInfo: ex.resourceInfo, error });
+  throw error;
 }
 
 function returned(ex: Exchange, value: unknown): Step {

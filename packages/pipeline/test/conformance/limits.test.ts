@@ -186,6 +186,7 @@ describe('resolveLimits / new Application({ limits }) refuse nonsense with a Typ
     ['Infinity', { requestTimeout: Number.POSITIVE_INFINITY }, /limits\.requestTimeout/],
     ['a string', { shutdownDeadline: '10' as unknown as number }, /limits\.shutdownDeadline/],
     ['headersTimeout > requestTimeout', { headersTimeout: 2000, requestTimeout: 1000 }, /headersTimeout must not exceed limits\.requestTimeout/],
+    ['an unknown key (a typo)', { bodylimit: 10 } as unknown as Partial<PipelineLimits>, /limits\.bodylimit is not a limit \(known: bodyLimit, /],
   ];
   it.each(bad)('%s', (_name, limits, message) => {
     expect(() => resolveLimits(limits)).toThrow(TypeError);

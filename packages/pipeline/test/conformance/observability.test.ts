@@ -26,6 +26,7 @@ class Obs {
   @GET('async') async later(): Promise<unknown> { return { later: true }; }
   @GET('gate') async gated(): Promise<unknown> { entered.resolve(); await gate.promise; return { gated: true }; }
   @GET('fail') fail(): never { throw new Error('kaput'); }
+  @GET('async-fail') async asyncFail(): Promise<never> { await Promise.resolve(); throw new Error('later kaput'); }
   @GET('boom') boom(): never { throw new Boom('mapped'); }
   @POST() echo(body: { n: number }): unknown { return { n: body.n }; }
 }
@@ -117,17 +118,25 @@ describe.each(TRANSPORTS)('diagnostics_channel events (%s)', (transport) => {
   it('an unmapped error: error, error:mapped and finish 500 carrying the error', async () => {
     expect((await send('/obs/fail')).status).toBe(500);
     const events = rec.events('/obs/fail');
-    expect(names(events)).toEqual(['start', 'matched', 'filtered', 'methodStart', 'error', 'mapped', 'finish']);
+    expect(names(events)).toEqual(['start', 'matched', 'filtered', 'methodStart', 'methodEnd', 'error', 'mapped', 'finish']);
     const error = events.find((e) => e.channel === 'error')!.message.error as Error;
     expect(error.message).toBe('kaput');
+    expect(events.find((e) => e.channel === 'methodEnd')!.message.error).toBe(error);
     expect(events.find((e) => e.channel === 'mapped')!.message).toMatchObject({ error, status: 500 });
     expect(finishOf(events)).toMatchObject({ status: 500, error });
+  });
+
+  it('a rejected async method: method:end carries the rejection, then error', async () => {
+    expect((await send('/obs/async-fail')).status).toBe(500);
+    const events = rec.events('/obs/async-fail');
+    expect(names(events)).toEqual(['start', 'matched', 'filtered', 'methodStart', 'methodEnd', 'error', 'mapped', 'finish']);
+    expect((events.find((e) => e.channel === 'methodEnd')!.message.error as Error).message).toBe('later kaput');
   });
 
   it('a user mapper: error:mapped carries the mapped status', async () => {
     expect((await send('/obs/boom')).status).toBe(409);
     const events = rec.events('/obs/boom');
-    expect(names(events)).toEqual(['start', 'matched', 'filtered', 'methodStart', 'error', 'mapped', 'finish']);
+    expect(names(events)).toEqual(['start', 'matched', 'filtered', 'methodStart', 'methodEnd', 'error', 'mapped', 'finish']);
     expect(events.find((e) => e.channel === 'mapped')!.message.status).toBe(409);
     expect(finishOf(events).status).toBe(409);
   });
