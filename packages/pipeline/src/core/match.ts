@@ -53,14 +53,15 @@ function single(ex: Exchange, route: RouteMethod): RouteMethod {
 }
 
 function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
-  const byType = routes.filter((r) => r.consumes.length === 0 || consumable(ex, r));
-  if (byType.length === 0) {
-    throw new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
-  }
-  // Several methods for one verb: the best (client q, then server qs, then distance) wins (JAX-RS 3.8).
+  // Several methods for one verb: those whose @Consumes accepts the request (415 if none), then
+  // the best by Accept (client q, then server qs, then distance) wins (JAX-RS 3.8). One pass,
+  // no intermediate list.
+  let anyConsumes = false;
   let best: RouteMethod | undefined;
   let bestNeg: Negotiation | undefined;
-  for (const r of byType) {
+  for (const r of routes) {
+    if (r.consumes.length !== 0 && !consumable(ex, r)) continue;
+    anyConsumes = true;
     if (r.produces.length === 0) {
       if (best === undefined) best = r;
       continue;
@@ -71,6 +72,9 @@ function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
       best = r;
       bestNeg = neg;
     }
+  }
+  if (!anyConsumes) {
+    throw new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
   }
   if (best === undefined) throw new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
   if (bestNeg !== undefined) ex.responseMediaType = bestNeg.mediaType;

@@ -22,6 +22,14 @@ class Negotiation {
   @GET() @Produces('text/csv') csv(): string { return 'a,b'; }
 }
 
+/** Several methods for one verb, told apart by @Consumes and then by @Produces. */
+@Path('/by-type')
+class ByType {
+  @POST() @Consumes('application/json') @Produces('application/json') json(): unknown { return { got: 'json' }; }
+  @POST() @Consumes('text/plain') @Produces('text/plain') text(): string { return 'text'; }
+  @POST() @Consumes('text/plain') @Produces('text/csv') csv(): string { return 'a,csv'; }
+}
+
 @Path('/explicit-head')
 class ExplicitHead {
   @GET() get(): unknown { return { body: true }; }
@@ -33,7 +41,7 @@ class Files {
   @GET() get(@PathParam('path') path: string): unknown { return { path }; }
 }
 
-const build = (): Application => new Application({ resources: [Users, Negotiation, ExplicitHead, Files], logger: () => undefined });
+const build = (): Application => new Application({ resources: [Users, Negotiation, ByType, ExplicitHead, Files], logger: () => undefined });
 
 describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
   let send: Send;
@@ -62,6 +70,16 @@ describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
     expect(r.status).toBe(415);
     const bad = await send({ method: 'POST', url: '/users', headers: { 'content-type': 'not a media type' }, body: '{}' });
     expect(bad.status).toBe(415);
+  });
+
+  it('several methods for one verb: @Consumes first (415 if none takes the body), then Accept (406)', async () => {
+    const post = (type: string, accept?: string) => send({ method: 'POST', url: '/by-type', headers: { 'content-type': type, ...(accept === undefined ? {} : { accept }) }, body: type === 'application/json' ? '{}' : 'x' });
+    expect((await post('application/json')).json()).toEqual({ got: 'json' });
+    expect((await post('text/plain', 'text/plain')).text).toBe('text');
+    expect((await post('text/plain', 'text/csv')).text).toBe('a,csv');
+    expect((await post('application/xml')).status).toBe(415);
+    expect((await post('application/xml', 'image/png')).status).toBe(415); // 415 before 406
+    expect((await post('text/plain', 'application/json')).status).toBe(406);
   });
 
   it('406 when Accept excludes every produced type', async () => {
