@@ -29,7 +29,7 @@ function intEnv(name: string, fallback: number, min: number, max: number): numbe
 
 const config = {
   duration: intEnv('BENCH_DURATION', 2, 1, 600),
-  rounds: intEnv('BENCH_ROUNDS', 20, 1, 100),
+  rounds: intEnv('BENCH_ROUNDS', 12, 1, 100),
   warmup: intEnv('BENCH_WARMUP', 3, 1, 60),
   connections: intEnv('BENCH_CONNECTIONS', 10, 1, 1000),
   serverCpu: process.env.BENCH_SERVER_CPU ?? '0',
@@ -56,6 +56,8 @@ interface Sample extends LoadResult {
   /** Busy fraction of the server process and of the load generator (1 = a whole core). */
   serverLoad: number | null;
   generatorLoad: number;
+  /** The `bare` runs just before and just after this one (alternating rounds with `bare` present). */
+  between?: [Sample, Sample];
 }
 
 /** A server started for the whole benchmark: started, checked and warmed once, then measured many times. */
@@ -208,22 +210,34 @@ function summarise(servers: readonly ServerSpec[], samples: Map<string, Sample[]
     ...r,
     vsBare: bare === undefined ? null : r.rps / bare,
     vsFastify: fastify === undefined ? null : r.rps / fastify,
-    pairedVsBare: bareRounds === undefined ? null : pairedRatio(r.rounds, bareRounds, (x) => x.rps),
-    pairedCpuVsBare: bareRounds === undefined ? null : pairedRatio(r.rounds, bareRounds, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
+    pairedVsBare: bareRounds === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, bareRounds, (x) => x.rps),
+    pairedCpuVsBare: bareRounds === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, bareRounds, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
+  })).map((r) => ({
+    ...r,
+    // For the JSON file: the neighbouring bare runs as their req/s, not as nested samples.
+    rounds: r.rounds.map(({ between, ...rest }) => ({ ...rest, bareRpsBeforeAfter: between?.map((b) => b.rps) })),
   }));
 }
 
 /**
- * Median over rounds of `value(server) / value(bare)` within the same round. The host's speed
- * drifts by 10-20% over minutes on this VM; a ratio of two runs a few seconds apart cancels most of
- * that drift, where the ratio of two medians taken from different minutes does not.
+ * Median over runs of `value(run) / value(bare)`, where bare's value is the mean of the `bare`
+ * runs just before and just after the run (the runner puts one between every two runs), or for
+ * samples without neighbours the `bare` run of the same round. The host's speed drifts by 10-30%
+ * within minutes on this VM; a ratio of runs two seconds apart cancels most of that drift, where
+ * the ratio of two medians taken from different minutes does not.
  */
 export function pairedRatio(server: readonly Sample[], bare: readonly Sample[], value: (s: Sample) => number | null): number | null {
   const ratios: number[] = [];
   for (const s of server) {
-    const b = bare.find((x) => x.round === s.round);
+    let bv: number | null;
+    if (s.between !== undefined) {
+      const [a, b] = s.between.map(value);
+      bv = a === null || a === undefined || b === null || b === undefined ? null : (a + b) / 2;
+    } else {
+      const b = bare.find((x) => x.round === s.round);
+      bv = b === undefined ? null : value(b);
+    }
     const v = value(s);
-    const bv = b === undefined ? null : value(b);
     if (v !== null && bv !== null && bv > 0) ratios.push(v / bv);
   }
   return ratios.length === 0 ? null : median(ratios);
@@ -319,17 +333,31 @@ async function main(): Promise<void> {
   const load = new LoadGenerator(loadOpts);
   try {
     for (const spec of servers) running.push(await launch(spec, serverPin, load));
-    for (let round = 0; round < config.rounds; round++) {
-      for (let k = 0; k < running.length; k++) {
-        const r = running[(k + round) % running.length]!;
-        const s = await measureQuietly(r, round + 1, load);
-        samples.get(r.spec.name)!.push(s);
-        const cpu = s.cpuUsPerReq === null ? '' : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${s.noise?.toFixed(2)} cores, server ${s.serverLoad?.toFixed(2)} / autocannon ${s.generatorLoad.toFixed(2)} cores busy`;
-        process.stderr.write(`round ${round + 1}/${config.rounds} ${r.spec.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms${cpu}\n`);
-      }
-    }
     const bare = running.find((r) => r.spec.name === 'bare');
     const others = running.filter((r) => r !== bare);
+    const run = async (r: Running, round: number): Promise<Sample> => {
+      const s = await measureQuietly(r, round, load);
+      samples.get(r.spec.name)!.push(s);
+      const cpu = s.cpuUsPerReq === null ? '' : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${s.noise?.toFixed(2)} cores, server ${s.serverLoad?.toFixed(2)} / autocannon ${s.generatorLoad.toFixed(2)} cores busy`;
+      process.stderr.write(`round ${round}/${config.rounds} ${r.spec.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms${cpu}\n`);
+      return s;
+    };
+    if (bare === undefined) {
+      for (let round = 0; round < config.rounds; round++) {
+        for (let k = 0; k < running.length; k++) await run(running[(k + round) % running.length]!, round + 1);
+      }
+    } else {
+      // bare, X1, bare, X2, bare, ...: every run of another server sits between two bare runs.
+      let previous = await run(bare, 1);
+      for (let round = 0; round < config.rounds; round++) {
+        for (let k = 0; k < others.length; k++) {
+          const s = await run(others[(k + round) % others.length]!, round + 1);
+          const next = await run(bare, round + 1);
+          s.between = [previous, next];
+          previous = next;
+        }
+      }
+    }
     for (let round = 0; bare !== undefined && round < config.togetherRounds; round++) {
       for (let k = 0; k < others.length; k++) {
         const r = others[(k + round) % others.length]!;
