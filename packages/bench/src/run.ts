@@ -1,10 +1,11 @@
 /**
  * The benchmark runner (`pnpm --filter @jaxrs-node/bench run bench`). Starts every server pinned
- * to the server core, checks one answer from each and warms each up, then measures in rounds:
- * each round runs autocannon (pinned to the load core) against every server in turn for a short
- * run, the order rotating by one each round. Prints a markdown table (medians, and per-round
- * paired ratios to `bare`) and writes results/latest.json. Before each run it waits for the
- * machine to be quiet and redoes runs other programs disturbed.
+ * to the server core, checks one answer from each (and, for filter variants, one refused request)
+ * and warms each up. Then alternating rounds: every server runs once per round for a short run,
+ * the order rotating, with a `bare` run before and after each (paired ratios compare a run with
+ * its two neighbours). Then head-to-head rounds: each server and `bare` loaded at the same time on
+ * the same core. Prints markdown tables and writes results/latest.json. Before each run it waits
+ * for the machine to be quiet and redoes runs other programs disturbed.
  * Exits 1 when a server does not start or exits, a sanity check fails, or any answer is not 2xx.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
