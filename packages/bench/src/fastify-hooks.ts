@@ -5,7 +5,8 @@
  * synchronous work.
  */
 import Fastify from 'fastify';
-import { announce, exitOnSignal, FILTER_HEADER, filterHeaderValue, portFromEnv, refused, sendsFilterHeader, stamp, userOf } from './common.js';
+import { FILTER_HEADER, filterHeaderValue, refused, sendsFilterHeader, stamp } from './common.js';
+import { serveUsers } from './fastify-app.js';
 
 declare module 'fastify' {
   interface FastifyRequest { benchStamp: number | string }
@@ -29,13 +30,4 @@ app.addHook('onSend', (req, reply, payload, done) => {
   done(null, payload);
 });
 
-// Synchronous handler + reply.send: Fastify's fastest style (as in fastify/benchmarks).
-app.get<{ Params: { id: string } }>('/api/users/:id', (req, reply) => {
-  const id = Number(req.params.id);
-  if (!Number.isFinite(id)) void reply.code(404).send({ error: 'Not Found' });
-  else void reply.send(userOf(id));
-});
-
-const address = await app.listen({ port: portFromEnv(), host: '127.0.0.1' });
-announce(Number(new URL(address).port));
-exitOnSignal(() => void app.close());
+await serveUsers(app);
