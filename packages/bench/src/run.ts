@@ -206,13 +206,12 @@ function summarise(servers: readonly ServerSpec[], samples: Map<string, Sample[]
   const base = (name: string): number | undefined => rows.find((r) => r.name === name)?.rps;
   const bare = base('bare');
   const fastify = base('fastify');
-  const bareRounds = samples.get('bare');
   return rows.map((r) => ({
     ...r,
     vsBare: bare === undefined ? null : r.rps / bare,
     vsFastify: fastify === undefined ? null : r.rps / fastify,
-    pairedVsBare: bareRounds === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, bareRounds, (x) => x.rps),
-    pairedCpuVsBare: bareRounds === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, bareRounds, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
+    pairedVsBare: bare === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, (x) => x.rps),
+    pairedCpuVsBare: bare === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
   })).map((r) => ({
     ...r,
     // For the JSON file: the neighbouring bare runs as their req/s, not as nested samples.
@@ -222,24 +221,18 @@ function summarise(servers: readonly ServerSpec[], samples: Map<string, Sample[]
 
 /**
  * Median over runs of `value(run) / value(bare)`, where bare's value is the mean of the `bare`
- * runs just before and just after the run (the runner puts one between every two runs), or for
- * samples without neighbours the `bare` run of the same round. The host's speed drifts by 10-30%
- * within minutes on this VM; a ratio of runs two seconds apart cancels most of that drift, where
- * the ratio of two medians taken from different minutes does not.
+ * runs just before and just after the run (the runner puts one between every two runs). The
+ * host's speed drifts by 10-30% within minutes on this VM; a ratio of runs two seconds apart
+ * cancels much of that drift, where the ratio of two medians taken from different minutes does not.
  */
-export function pairedRatio(server: readonly Sample[], bare: readonly Sample[], value: (s: Sample) => number | null): number | null {
+export function pairedRatio(server: readonly Sample[], value: (s: Sample) => number | null): number | null {
   const ratios: number[] = [];
   for (const s of server) {
-    let bv: number | null;
-    if (s.between !== undefined) {
-      const [a, b] = s.between.map(value);
-      bv = a === null || a === undefined || b === null || b === undefined ? null : (a + b) / 2;
-    } else {
-      const b = bare.find((x) => x.round === s.round);
-      bv = b === undefined ? null : value(b);
-    }
+    if (s.between === undefined) continue;
     const v = value(s);
-    if (v !== null && bv !== null && bv > 0) ratios.push(v / bv);
+    const a = value(s.between[0]);
+    const b = value(s.between[1]);
+    if (v !== null && a !== null && b !== null && a + b > 0) ratios.push(v / ((a + b) / 2));
   }
   return ratios.length === 0 ? null : median(ratios);
 }
