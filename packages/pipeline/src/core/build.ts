@@ -161,7 +161,7 @@ export function buildModel(input: BuildInput): BuiltModel {
 
   // Resource methods: chains per method, after DynamicFeatures had their say.
   const routes: RouteMethod[] = [];
-  const groups = new Map<string, { template: string; routes: RouteMethod[] }>();
+  const groups = new Map<string, { templates: Set<string>; routes: RouteMethod[] }>();
   for (const cls of resources) {
     const meta = classMeta(cls);
     const scope = meta.scope ?? input.defaultScope;
@@ -197,14 +197,20 @@ export function buildModel(input: BuildInput): BuiltModel {
         routes.push(route);
         const key = compileTemplate(path).regex.source;
         let g = groups.get(key);
-        if (g === undefined) groups.set(key, (g = { template: path, routes: [] }));
+        if (g === undefined) groups.set(key, (g = { templates: new Set(), routes: [] }));
+        g.templates.add(path);
         g.routes.push(route);
       }
     }
   }
 
   const router = new Router<PathEntry>();
-  for (const g of groups.values()) router.add(g.template, pathEntry(g.routes));
+  for (const g of groups.values()) {
+    // Equivalent templates (`/users/{id}`, `/users/{uid}`) share one entry; adding each of them
+    // lets the router bind every variable name a method of the group may ask for.
+    const entry = pathEntry(g.routes);
+    for (const template of g.templates) router.add(template, entry);
+  }
   router.freeze();
   return {
     router,

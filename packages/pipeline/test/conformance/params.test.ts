@@ -3,7 +3,7 @@
 // (README "Decisions" 3), @Context injection, one entity parameter at most.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, Context, ContainerRequestContext, CookieParam, DefaultValue, FormParam, GET, HeaderParam, HttpHeaders,
+  Application, Context, ContainerRequestContext, CookieParam, DefaultValue, DELETE, FormParam, GET, HeaderParam, HttpHeaders,
   NotFoundError, Path, PathParam, POST, Priority, Priorities, QueryParam, ResourceInfo, SecurityContext, UriInfo,
   type ContainerRequestFilter, type ParamConverter, type ParamConverterProvider, type ParamInfo, type TypeToken,
 } from '../../src/index.js';
@@ -62,6 +62,12 @@ class ParamsResource {
   @GET('path/{id}/{slug}')
   path(@PathParam('id') id: number, @PathParam('slug') slug: string): unknown {
     return { id, slug, types: [typeof id, typeof slug] };
+  }
+
+  /** The same template as `path` with other variable names: each method gets its own names. */
+  @DELETE('path/{key}/{name}')
+  remove(@PathParam('key') key: string, @PathParam('name') name: string, @Context() uri: UriInfo): unknown {
+    return { key, name, params: uri.pathParameters };
   }
 
   @GET('types')
@@ -235,6 +241,13 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
     expect((await send('/p/missing')).json()).toEqual({ q: '<undefined>', n: '<undefined>', h: '<undefined>', c: '<undefined>', d: '<undefined>' });
     expect((await send({ url: '/p/missing?other=1', headers: { cookie: 'other=1' } })).json())
       .toEqual({ q: '<undefined>', n: '<undefined>', h: '<undefined>', c: '<undefined>', d: '<undefined>' });
+  });
+
+  it('equivalent templates with different variable names: every method gets its own names', async () => {
+    expect((await send('/p/path/7/seven')).json()).toMatchObject({ id: 7, slug: 'seven' });
+    const r = await send({ method: 'DELETE', url: '/p/path/7/seven' });
+    expect(r.status).toBe(200);
+    expect(r.json()).toMatchObject({ key: '7', name: 'seven', params: { id: '7', slug: 'seven', key: '7', name: 'seven' } });
   });
 
   it.each([
