@@ -78,19 +78,23 @@ function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): Messag
   return undefined;
 }
 
-/** First writer able to write `type` as `mediaType`; cached per (type, media type). None → 500. */
+/**
+ * First writer able to write `type` as `mediaType`; cached per (type, full media type: writers
+ * decide on parameters too, e.g. a charset). None → 500.
+ */
 export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter {
   let byRt = writerCache.get(ex.rt);
   if (byRt === undefined) writerCache.set(ex.rt, (byRt = new Map()));
   let byType = byRt.get(type);
   if (byType === undefined) byRt.set(type, (byType = new Map()));
-  let writer = byType.get(mediaType.essence);
+  const key = mediaTypeString(mediaType);
+  let writer = byType.get(key);
   if (writer === undefined) {
     writer = findWriter(ex, type, mediaType);
     if (writer === undefined) {
       throw new InternalServerError(`No MessageBodyWriter for ${typeName(type)} as ${mediaType.essence}`, { code: 'PIPE_NO_WRITER' });
     }
-    byType.set(mediaType.essence, writer);
+    byType.set(key, writer);
   }
   if (ex.trace !== undefined) ex.trace.push(`writer:${nameOf(writer)}`);
   return writer;

@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import {
-  Application, Entity, FormParam, GET, Path, POST, Response,
+  Application, Entity, FormParam, GET, Path, POST, Produces, Response,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send, type Transport } from '../helpers/transports.js';
 
@@ -45,6 +45,9 @@ let methodCalls = 0;
 
 @Path('/b')
 class BodyResource {
+  @GET('plain') @Produces('text/plain') plain(): string { return 'café'; }
+  @GET('utf16') @Produces('text/plain; charset=utf-16') utf16(): string { return 'café'; }
+
   @POST('json')
   json(body: Point): unknown {
     methodCalls++;
@@ -157,6 +160,20 @@ async function eventually(cond: () => boolean): Promise<boolean> {
   for (const deadline = Date.now() + 3000; !cond() && Date.now() < deadline;) await new Promise((r) => setTimeout(r, 10));
   return cond();
 }
+
+describe.each(TRANSPORTS)('writer choice by the full media type (%s)', (transport) => {
+  let send: Send;
+  let stop: () => Promise<void>;
+  beforeAll(async () => ({ send, stop } = await start(build(), transport)));
+  afterAll(() => stop());
+
+  it('a charset no writer can encode is a 500 before and after the same type without it was written', async () => {
+    expect((await send('/b/utf16')).status).toBe(500); // no writer encodes UTF-16: never mislabelled
+    const plain = await send('/b/plain');
+    expect([plain.status, plain.headers['content-type'], plain.text]).toEqual([200, 'text/plain; charset=utf-8', 'café']);
+    expect((await send('/b/utf16')).status).toBe(500); // the text/plain writer decision is not reused
+  });
+});
 
 describe.each(TRANSPORTS)('bodies (%s)', (transport) => {
   let app: Application;
