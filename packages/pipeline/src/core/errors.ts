@@ -91,11 +91,15 @@ export class NotSupportedError extends WebApplicationError {
 export class UnprocessableEntityError extends WebApplicationError {
   constructor(message?: string, options?: Opts) { super(422, message, options); }
 }
+/** `Retry-After` value: whole seconds, rounded up, at least 1 (RFC 9110 §10.2.3). */
+function retryAfter(seconds: number): string {
+  return String(Math.max(1, Math.ceil(seconds)));
+}
+
 /** 429 with `Retry-After` in whole seconds, at least 1 (RFC 6585 §4). */
 export class TooManyRequestsError extends WebApplicationError {
   constructor(retryAfterSeconds: number, message?: string, options: Opts = {}) {
-    const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-    super(429, message, { ...options, headers: { ...options.headers, 'retry-after': String(seconds) } });
+    super(429, message, { ...options, headers: { ...options.headers, 'retry-after': retryAfter(retryAfterSeconds) } });
   }
 }
 /** 500 */
@@ -111,7 +115,7 @@ export class ServiceUnavailableError extends WebApplicationError {
   constructor(message?: string, options: Opts & { retryAfterSeconds?: number } = {}) {
     const headers = options.retryAfterSeconds === undefined
       ? options.headers
-      : { ...options.headers, 'retry-after': String(Math.max(1, Math.ceil(options.retryAfterSeconds))) };
+      : { ...options.headers, 'retry-after': retryAfter(options.retryAfterSeconds) };
     super(503, message, { ...options, headers });
   }
 }

@@ -42,11 +42,11 @@ export function match(ex: Exchange): Response | undefined {
 
 function single(ex: Exchange, route: RouteMethod): RouteMethod {
   if (route.consumes.length !== 0 && !consumable(ex, route)) {
-    throw new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
+    throw unsupported(ex);
   }
   if (route.produces.length !== 0) {
     const mt = negotiated(ex, route);
-    if (mt === null) throw new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
+    if (mt === null) throw notAcceptable();
     ex.responseMediaType = mt;
   }
   return route;
@@ -57,6 +57,7 @@ function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
   // the best by Accept (client q, then server qs, then distance) wins (JAX-RS 3.8). One pass,
   // no intermediate list.
   let anyConsumes = false;
+  const accept = ex.acceptableMediaTypes;
   let best: RouteMethod | undefined;
   let bestNeg: Negotiation | undefined;
   for (const r of routes) {
@@ -66,7 +67,7 @@ function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
       if (best === undefined) best = r;
       continue;
     }
-    const neg = negotiateDetailed(ex.acceptableMediaTypes, r.produces);
+    const neg = negotiateDetailed(accept, r.produces);
     if (neg === undefined) continue;
     if (bestNeg === undefined || compareNegotiations(neg, bestNeg) < 0) {
       best = r;
@@ -74,11 +75,21 @@ function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
     }
   }
   if (!anyConsumes) {
-    throw new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
+    throw unsupported(ex);
   }
-  if (best === undefined) throw new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
+  if (best === undefined) throw notAcceptable();
   if (bestNeg !== undefined) ex.responseMediaType = bestNeg.mediaType;
   return best;
+}
+
+/** 415 for the request's Content-Type (PIPELINE-RULES §5). */
+function unsupported(ex: Exchange): NotSupportedError {
+  return new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
+}
+
+/** 406: nothing the server can produce is acceptable (matching, and writers for an entity without `@Produces`). */
+export function notAcceptable(): NotAcceptableError {
+  return new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
 }
 
 function consumable(ex: Exchange, route: RouteMethod): boolean {

@@ -46,8 +46,8 @@ class ReadCtx implements ReaderInterceptorContext {
     this.request = ex;
     this.type = type;
     this.mediaType = mediaType;
-    // A copy: interceptors may drop Content-Encoding/Content-Length after decoding.
-    this.headers = { ...ex.headers };
+    // Interceptors may drop Content-Encoding/Content-Length after decoding: they get a copy.
+    this.headers = chain.length === 0 ? ex.headers : { ...ex.headers };
     this.input = ex.raw;
     this.limit = ex.rt.limits.bodyLimit;
   }

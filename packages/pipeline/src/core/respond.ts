@@ -1,6 +1,6 @@
 import { channels } from './diagnostics.js';
 import { InternalServerError } from './errors.js';
-import type { ContainerResponseFilter } from './providers.js';
+import type { ContainerResponseFilter, WriterInterceptor } from './providers.js';
 import type { Exchange } from './exchange.js';
 import { mapError } from './map-error.js';
 import { nameOf } from './request-filters.js';
@@ -24,8 +24,8 @@ export function respond(ex: Exchange, response: Response): Step {
   } catch (e) {
     return handleError(ex, e);
   }
-  if (r !== undefined) return r.then(() => write(ex, response), (e: unknown) => handleError(ex, e));
-  return write(ex, response);
+  if (r !== undefined) return r.then(() => write(ex, response, chains.writerInterceptors), (e: unknown) => handleError(ex, e));
+  return write(ex, response, chains.writerInterceptors);
 }
 
 function runResponseFilters(ex: Exchange, response: Response, filters: readonly ContainerResponseFilter[], i: number): Step {
@@ -40,11 +40,10 @@ function runResponseFilters(ex: Exchange, response: Response, filters: readonly 
   }
 }
 
-function write(ex: Exchange, response: Response): Step {
-  const chains = ex.route ?? ex.rt.global;
+function write(ex: Exchange, response: Response, interceptors: readonly WriterInterceptor[]): Step {
   let r: Step;
   try {
-    r = writeResponse(ex, response, chains.writerInterceptors);
+    r = writeResponse(ex, response, interceptors);
   } catch (e) {
     return handleError(ex, e);
   }

@@ -1,5 +1,6 @@
 import { pipeline, Readable } from 'node:stream';
-import { InternalServerError, NotAcceptableError } from './errors.js';
+import { InternalServerError } from './errors.js';
+import { notAcceptable } from './match.js';
 import type { Exchange } from './exchange.js';
 import { mediaTypeString, negotiate, parseMediaType, type MediaType } from './media-type.js';
 import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
@@ -107,22 +108,19 @@ function responseMediaType(ex: Exchange, response: Response, type: TypeToken): M
     const parsed = parseMediaType(String(explicit));
     if (parsed !== undefined) return parsed;
   }
+  const failing = response.status >= 400 || ex.mapped;
   const routeType = ex.responseMediaType;
   if (routeType !== undefined && routeType.type !== '*' && routeType.subtype !== '*') {
     // An error entity (e.g. the error body on a text/csv route) may have no writer for the
     // route's type: then it falls back to what the writers offer for it, instead of a 500.
-    const failing = response.status >= 400 || ex.mapped;
     if (!failing || findWriter(ex, type, routeType) !== undefined) return routeType;
   }
   const candidates = writerMediaTypes(ex, type);
   const chosen = negotiate(ex.acceptableMediaTypes, candidates);
+  if (chosen !== undefined && chosen.type !== '*' && chosen.subtype !== '*') return chosen;
   // An error response must still go out even when Accept excludes every type (RFC 9110 §15.5.7 allows it).
-  if (chosen === undefined || chosen.type === '*' || chosen.subtype === '*') {
-    if (response.status >= 400 || ex.mapped) return candidates[0] ?? FALLBACK;
-    if (chosen === undefined) throw new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
-    return candidates[0] ?? FALLBACK;
-  }
-  return chosen;
+  if (chosen === undefined && !failing) throw notAcceptable();
+  return candidates[0] ?? FALLBACK;
 }
 
 const FALLBACK = parseMediaType('application/octet-stream')!;
@@ -195,7 +193,9 @@ class WriteCtx implements WriterInterceptorContext {
   setProperty(name: string, value: unknown): void { this.request.setProperty(name, value); }
 }
 
-const NO_BODY_STATUS = (status: number): boolean => status === 204 || status === 304 || (status >= 100 && status < 200);
+function noBodyStatus(status: number): boolean {
+  return status === 204 || status === 304 || (status >= 100 && status < 200);
+}
 
 /** Puts the response on the wire: one writeHead + one end for bytes, a pipe with backpressure for streams. */
 export function send(ex: Exchange, response: Response, body: Body | undefined): Step {
@@ -203,10 +203,11 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
   const headers = response.headers;
   const status = response.status;
   if (ex.rt.state.closing || unreadBody(ex)) headers.connection = 'close';
-  if (body === undefined || NO_BODY_STATUS(status)) {
+  if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
+  const noBody = noBodyStatus(status);
+  if (body === undefined || noBody) {
     if (body instanceof Readable) body.destroy();
-    if (!NO_BODY_STATUS(status) && headers['content-length'] === undefined) headers['content-length'] = 0;
-    if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
+    if (!noBody && headers['content-length'] === undefined) headers['content-length'] = 0;
     res.writeHead(status, headers);
     res.end();
     ex.rt.finish(ex, status);
@@ -214,7 +215,6 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
   }
   if (typeof body === 'string' || body instanceof Uint8Array) {
     headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
     res.writeHead(status, headers);
     if (ex.isHead) res.end();
     else res.end(body);
@@ -232,10 +232,9 @@ function unreadBody(ex: Exchange): boolean {
   return ex.raw.complete === false && ex.hasEntity();
 }
 
+/** The rest of {@link send} for a stream body (`connection` and trace headers already set). */
 function sendStream(ex: Exchange, response: Response, body: Readable): Step {
   const res = ex.rawResponse;
-  if (ex.rt.state.closing || unreadBody(ex)) response.headers.connection = 'close';
-  if (ex.trace !== undefined) response.headers['x-pipeline-trace'] = ex.trace.join(', ');
   res.writeHead(response.status, response.headers);
   if (ex.isHead) {
     body.destroy();
