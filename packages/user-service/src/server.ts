@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { Application, CHANNEL_NAMES, CorsFilter, GzipFeature, type ContainerRequestContext } from '@jaxrs-node/pipeline';
-import { EmbeddedCatalog, type ProductLookup } from './domain/catalog.js';
+import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog.js';
 import type { AppConfig } from './domain/config.js';
 import { ApiKeyVerifier, BasicAuthenticator } from './domain/credentials.js';
 import { FileStore } from './domain/files.js';
@@ -96,7 +96,8 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   container.register(TOKENS.store, { useValue: store });
   container.register(TOKENS.users, { useValue: users });
   container.register(TOKENS.orders, { useValue: orders });
-  container.register(TOKENS.products, { useValue: findProduct });
+  const productView: ProductView = upstream === undefined ? findProduct : (id) => upstream.get(id);
+  container.register(TOKENS.products, { useValue: productView });
   container.register(TOKENS.files, { useValue: files });
   container.register(TOKENS.jobs, { useValue: jobs });
   container.register(TOKENS.tokens, { useValue: new TokenService({ secret: config.tokenSecret, ttlSeconds: config.tokenTtlSeconds }) });
@@ -147,7 +148,8 @@ export async function createService(config: AppConfig, options: ServiceOptions =
 
 /**
  * Upstream products carry id, name and an optional price; orders need a price, so a product
- * without one is answered as a bad upstream answer (502) when an order needs it.
+ * without one is answered as a bad upstream answer (502, `priceToCents`) when an order needs
+ * it. Only orders see this adapter: `GET /api/products/{id}` shows the upstream product as sent.
  */
 function upstreamLookup(upstream: UpstreamCatalog): ProductLookup {
   return async (id) => {

@@ -18,6 +18,12 @@ export interface Product {
 /** Finds a product by id; `undefined` when it does not exist. May reject (e.g. upstream 502/504). */
 export type ProductLookup = (id: number) => Promise<Product | undefined>;
 
+/**
+ * What `GET /api/products/{id}` shows: the embedded product, or the upstream product with only
+ * the fields the upstream sent (SPEC "Other records": id and name, price when present).
+ */
+export type ProductView = (id: number) => Promise<object | undefined>;
+
 function product(id: number, name: string, price: number, description: string): Product {
   return Object.freeze({ id, name, price, currency: 'USD', description });
 }

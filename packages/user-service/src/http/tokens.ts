@@ -4,7 +4,7 @@ export const TOKENS = {
   store: Symbol('RecordStore'),
   users: Symbol('UserService'),
   orders: Symbol('OrderService'),
-  products: Symbol('ProductLookup'),
+  products: Symbol('ProductView'),
   files: Symbol('FileStore'),
   jobs: Symbol('JobService'),
   tokens: Symbol('TokenService'),

@@ -37,6 +37,7 @@ const BEHAVIOUR: Record<string, (res: ServerResponse) => void> = {
     res.end(`{"id":10,"name":"Chunked","pad":"${'y'.repeat(400 * 1024)}"}`);
   },
   '/products/11': (res) => json(res, 200, JSON.stringify({ id: 11, name: '' })),
+  '/products/12': (res) => json(res, 200, JSON.stringify({ id: 12, name: 'No price' })),
 };
 
 function startUpstream(): Promise<Server> {
@@ -106,9 +107,15 @@ describe('products (black box)', () => {
     it('answers 200 with the upstream product (known fields only) and asks for /products/{id} as JSON', async () => {
       const r = await http(proxied.url, 'GET', '/api/products/1');
       expect(r.status).toBe(200);
-      expect(r.json()).toMatchObject({ id: 1, name: 'Upstream Laptop', price: 12.5 });
+      expect(r.json()).toEqual({ id: 1, name: 'Upstream Laptop', price: 12.5 });
       expect(r.text).not.toContain('not copied');
       expect(seen).toContain('GET /products/1 application/json');
+    });
+
+    it('shows an upstream product without a price as sent: no made-up price, currency or description', async () => {
+      const r = await http(proxied.url, 'GET', '/api/products/12');
+      expect(r.status).toBe(200);
+      expect(r.json()).toEqual({ id: 12, name: 'No price' });
     });
 
     it('answers 404 when the upstream says 404', async () => {

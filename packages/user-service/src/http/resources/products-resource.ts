@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
-import type { ProductLookup } from '../../domain/catalog.js';
+import type { ProductView } from '../../domain/catalog.js';
 import { TOKENS } from '../tokens.js';
 import { Id } from './ids.js';
 
@@ -12,7 +12,7 @@ import { Id } from './ids.js';
 @Path('/api/products')
 @Produces('application/json')
 export class ProductsResource {
-  constructor(@inject(TOKENS.products) private readonly products: ProductLookup) {}
+  constructor(@inject(TOKENS.products) private readonly products: ProductView) {}
 
   @GET('{id}')
   async get(@PathParam('id', { type: Id }) id: number): Promise<unknown> {
