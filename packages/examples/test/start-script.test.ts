@@ -14,6 +14,29 @@ const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
 const startScript = join(pkg, 'scripts', 'start.mjs');
 const exampleDirs = readdirSync(join(pkg, 'src')).filter((d) => /^\d{2}-/.test(d)).sort();
 
+/** One request per example that only that example's app answers, with its exact status. */
+const PROBES: Record<string, { path: string; status: number }> = {
+  '01-hello': { path: '/hello/Ada', status: 200 },
+  '02-api-key': { path: '/health', status: 200 },
+  '03-cors': { path: '/api/items', status: 200 },
+  '04-gzip': { path: '/api/ping', status: 200 },
+  '05-ordering': { path: '/ordering', status: 200 },
+  '06-name-binding': { path: '/api/reports/count', status: 200 },
+  '07-dynamic-feature': { path: '/api/v1/users', status: 200 },
+  '08-param-converter': { path: '/api/books', status: 200 },
+  '09-exception-mapper': { path: '/api/accounts/alice', status: 200 },
+  '10-custom-body': { path: '/api/sales', status: 200 },
+  '11-context-resolver': { path: '/api/status', status: 200 },
+  '12-streaming': { path: '/api/export?rows=3', status: 200 },
+  '13-testing': { path: '/api/profile', status: 200 },
+};
+
+/** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
+const expectAllExamples = (): void => {
+  expect(exampleDirs).toHaveLength(13);
+  expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
+};
+
 /** Starts an example by name and resolves with its URL once it printed `listening on ...`. */
 function startExample(name: string): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [startScript, name], { cwd: pkg, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -50,6 +73,7 @@ describe('scripts/start.mjs', () => {
 
   it('lists every example when no name is given', async () => {
     const { stdout } = await run(process.execPath, [startScript], { cwd: pkg });
+    expectAllExamples();
     for (const dir of exampleDirs) expect(stdout).toContain(`${dir.slice(0, 2)}  ${dir.slice(3)}`);
   });
 
@@ -61,13 +85,19 @@ describe('scripts/start.mjs', () => {
   });
 
   it('every example starts by name from dist/, prints its URL and stops gracefully on SIGTERM', async () => {
+    expectAllExamples();
     for (const dir of exampleDirs) {
       const { child, url } = await startExample(dir.slice(3));
       try {
-        // Any HTTP answer proves the server is up; 404 is fine for the root of most examples.
-        const res = await request(`${url}/`);
+        // No example serves the root: the pipeline's own 404 proves the server is up.
+        const root = await request(`${url}/`);
+        expect(await root.body.json()).toMatchObject({ status: 404, code: 'PIPE_NO_MATCH' });
+        expect(root.statusCode).toBe(404);
+        // A route of this example's own: the right app was started, not just some server.
+        const probe = PROBES[dir]!;
+        const res = await request(`${url}${probe.path}`);
         await res.body.dump();
-        expect(res.statusCode).toBeGreaterThanOrEqual(200);
+        expect([dir, res.statusCode]).toEqual([dir, probe.status]);
       } finally {
         expect(await stop(child)).toBe(0);
       }

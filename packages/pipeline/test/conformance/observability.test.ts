@@ -1,7 +1,7 @@
 // PIPELINE-RULES §7 and README "Observability": per-phase diagnostics_channel events and opt-in
 // tracing (X-Pipeline-Trace) listing the components that ran, in order.
 import diagnostics_channel from 'node:diagnostics_channel';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   Application, CHANNEL_NAMES, ContainerRequestContext, GET, MapsError, Path, POST, PreMatching, type ContainerRequestFilter,
   type ContainerResponseFilter, type ExceptionMapper, type ReaderInterceptor, type ReaderInterceptorContext, Response,
@@ -149,12 +149,23 @@ describe.each(TRANSPORTS)('diagnostics_channel events (%s)', (transport) => {
   });
 
   it('unsubscribing removes every subscriber: nothing is published any more', async () => {
-    rec.unsubscribe();
-    for (const name of Object.values(CHANNEL_NAMES)) expect(diagnostics_channel.channel(name).hasSubscribers).toBe(false);
-    const before = rec.all.length;
-    await send('/obs');
-    await send('/nowhere');
-    expect(rec.all.length).toBe(before);
+    // Spy on publish itself: with no subscriber left, nothing would reach `rec.all` anyway.
+    const spies = Object.values(CHANNEL_NAMES).map((name) => vi.spyOn(diagnostics_channel.channel(name), 'publish'));
+    try {
+      // Control: while subscribed, the spies see every publication (they watch the channels the pipeline uses).
+      expect((await send('/obs/fail')).status).toBe(500);
+      expect(spies.every((s) => s.mock.calls.length > 0)).toBe(true);
+      rec.unsubscribe();
+      for (const name of Object.values(CHANNEL_NAMES)) expect(diagnostics_channel.channel(name).hasSubscribers).toBe(false);
+      for (const s of spies) s.mockClear();
+      expect((await send('/obs')).status).toBe(200);
+      expect((await send('/obs/fail')).status).toBe(500);
+      expect((await send('/obs/boom')).status).toBe(409);
+      expect((await send('/nowhere')).status).toBe(404);
+      for (const s of spies) expect(s).not.toHaveBeenCalled();
+    } finally {
+      for (const s of spies) s.mockRestore();
+    }
   });
 });
 
