@@ -12,6 +12,7 @@ import { handleError, respond } from './respond.js';
 import { Response, ResponseBuilder } from './response.js';
 import type { Runtime } from './runtime.js';
 import { isThenable, type Step } from './thenable.js';
+import { invalidHost, isValidHost } from './uri-info.js';
 
 /**
  * What happens to a request, top to bottom (PIPELINE-RULES §1):
@@ -55,6 +56,9 @@ function preMatch(ex: Exchange): Step {
 function afterPreMatch(ex: Exchange): Step {
   if (ex.abortResponse !== undefined) return respond(ex, ex.abortResponse);
   if (ex.badTarget) throw new BadRequestError('Invalid request target');
+  // RFC 9112 §3.2: a request with an invalid Host is a 400 (before any method can act on it).
+  const host = ex.headers.host;
+  if (host !== undefined && !isValidHost(host)) throw invalidHost();
   const automatic = match(ex);
   ex.phase = Phase.PostMatching;
   if (automatic !== undefined) return respond(ex, automatic);

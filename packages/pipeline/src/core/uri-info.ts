@@ -2,6 +2,24 @@ import { BadRequestError } from './errors.js';
 import type { ContainerRequestContext } from './request-context.js';
 
 const AUTHORITY = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+/** The last Host value found valid: clients send the same one on every request. */
+let lastValidHost = '';
+
+/**
+ * Is `host` a valid Host field value (uri-host [":" port], RFC 9112 §3.2)? Checked for every
+ * request before matching, so an invalid Host is a 400 before any method runs.
+ */
+export function isValidHost(host: string): boolean {
+  if (host === lastValidHost) return true;
+  if (!AUTHORITY.test(host)) return false;
+  lastValidHost = host;
+  return true;
+}
+
+/** 400 for an invalid Host header. */
+export function invalidHost(): BadRequestError {
+  return new BadRequestError('Invalid Host header', { code: 'PIPE_INVALID_HOST' });
+}
 
 /** JAX-RS `UriInfo`: the request URI and its parts, for `@Context() uri: UriInfo`. */
 export class UriInfo {
@@ -18,9 +36,9 @@ export class UriInfo {
   /** Absolute base URI from the Host header (for `Location` values), e.g. `http://127.0.0.1:8080`. */
   get baseUri(): string {
     const host = this.ctx.getHeader('host') ?? 'localhost';
-    // RFC 9112 §3.2: an invalid Host is a 400; never build a Location from one
-    // (`Host: evil.example/steal?x=` would otherwise redirect clients elsewhere).
-    if (!AUTHORITY.test(host)) throw new BadRequestError('Invalid Host header', { code: 'PIPE_INVALID_HOST' });
+    // Already refused before matching (lifecycle.ts); checked again because a pre-matching
+    // filter may have set it: never build a Location from an invalid Host.
+    if (!isValidHost(host)) throw invalidHost();
     const secure = (this.ctx.raw.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
     return `${secure ? 'https' : 'http'}://${host}`;
   }

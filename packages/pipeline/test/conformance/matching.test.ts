@@ -1,6 +1,6 @@
 // PIPELINE-RULES §5: matching order 404 → 405 → 415 → 406, automatic HEAD/OPTIONS, templates, negotiation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Application, Consumes, DELETE, GET, HEAD, Path, PathParam, POST, Produces, PUT } from '../../src/index.js';
+import { Application, Consumes, Context, DELETE, GET, HEAD, Path, PathParam, POST, Produces, PUT, Response, UriInfo } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
 @Path('/users')
@@ -30,6 +30,12 @@ class ByType {
   @POST() @Consumes('text/plain') @Produces('text/csv') csv(): string { return 'a,csv'; }
 }
 
+let hostCalls = 0;
+@Path('/host')
+class HostCheck {
+  @POST() create(@Context() uri: UriInfo): Response { hostCalls++; return Response.created(`${uri.baseUri}/host/1`).build(); }
+}
+
 @Path('/explicit-head')
 class ExplicitHead {
   @GET() get(): unknown { return { body: true }; }
@@ -41,7 +47,7 @@ class Files {
   @GET() get(@PathParam('path') path: string): unknown { return { path }; }
 }
 
-const build = (): Application => new Application({ resources: [Users, Negotiation, ByType, ExplicitHead, Files], logger: () => undefined });
+const build = (): Application => new Application({ resources: [Users, Negotiation, ByType, HostCheck, ExplicitHead, Files], logger: () => undefined });
 
 describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
   let send: Send;
@@ -80,6 +86,22 @@ describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
     expect((await post('application/xml')).status).toBe(415);
     expect((await post('application/xml', 'image/png')).status).toBe(415); // 415 before 406
     expect((await post('text/plain', 'application/json')).status).toBe(406);
+  });
+
+  it('an invalid Host is 400 PIPE_INVALID_HOST before matching, so no method runs; a valid one builds the Location', async () => {
+    const before = hostCalls;
+    for (const host of ['evil.example/steal?x=', 'a b', 'x@evil.example', 'example.com:port']) {
+      const r = await send({ method: 'POST', url: '/host', headers: { host } });
+      expect([host, r.status, r.json().code]).toEqual([host, 400, 'PIPE_INVALID_HOST']);
+      expect(r.headers.location).toBeUndefined();
+    }
+    expect((await send({ url: '/nowhere', headers: { host: 'a b' } })).status).toBe(400); // before 404
+    expect(hostCalls).toBe(before);
+    for (const host of ['example.com:8080', '[::1]:3000', '127.0.0.1']) {
+      const ok = await send({ method: 'POST', url: '/host', headers: { host } });
+      expect([ok.status, ok.headers.location]).toEqual([201, `http://${host}/host/1`]);
+    }
+    expect(hostCalls).toBe(before + 3);
   });
 
   it('406 when Accept excludes every produced type', async () => {

@@ -147,13 +147,30 @@ describe('201 Created', () => {
     }
   });
 
-  it('never builds a Location pointing elsewhere from a malformed Host header (400 or a correct path)', async () => {
+  it('answers 400 with the error body to a malformed Host header instead of building a Location from it', async () => {
     const r = await http(server.url, 'POST', '/api/users', {
       headers: { host: 'evil.example/steal?x=' },
       body: { email: 'host@example.com', firstName: 'Ho', lastName: 'St' },
     });
-    if (r.status === 400) return; // RFC 9112 §3.2: an invalid Host may be refused outright
+    // RFC 9112 §3.2: an invalid Host is refused outright.
+    expect(r.status).toBe(400);
+    expect(r.headers.location).toBeUndefined();
+    const body = r.json();
+    expect(body).toMatchObject({ status: 400, error: 'Bad Request', path: '/api/users' });
+    expect(typeof body.timestamp).toBe('string');
+    expect(Array.isArray(body.errors)).toBe(true);
+    // Refused before the method ran: nothing was created (a retry must not meet a duplicate).
+    const list = await http(server.url, 'GET', '/api/users/search?email=host@example.com');
+    expect([list.status, list.json()]).toEqual([200, []]);
+  });
+
+  it('builds the absolute Location from a well-formed request Host, as Jersey does (foreign hosts included)', async () => {
+    const r = await http(server.url, 'POST', '/api/users', {
+      headers: { host: 'evil.example' },
+      body: { email: 'foreign-host@example.com', firstName: 'Fo', lastName: 'Reign' },
+    });
     expect(r.status).toBe(201);
-    expect(new URL(String(r.headers.location), server.url).pathname).toBe(`/api/users/${r.json().id}`);
+    // Pinned contract: the pipeline trusts a syntactically valid Host; no allow-list is applied.
+    expect(r.headers.location).toBe(`http://evil.example/api/users/${r.json().id as number}`);
   });
 });
