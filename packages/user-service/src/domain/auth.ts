@@ -84,8 +84,3 @@ export function apiKeyRequired(): NotAuthorizedError {
 export function apiKeyForbidden(): ForbiddenError {
   return new ForbiddenError('Forbidden', { code: AuthErrorCodes.apiKeyInvalid });
 }
-
-/** True when `principal` carries `role`. */
-export function hasRole(principal: Principal, role: string): boolean {
-  return principal.roles.includes(role);
-}

@@ -103,12 +103,6 @@ export class RateLimiter {
     return { allowed: false, limit: this.limit, remaining: 0, resetSeconds, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
-  /** Forgets every key. */
-  clear(): void {
-    this.#current.clear();
-    this.#previous.clear();
-  }
-
   /** Time until `previous * (1 - e/W) + count + 1 <= limit` holds again, solved for e. */
   #waitMs(window: Window, elapsed: number): number {
     const W = this.windowMs;

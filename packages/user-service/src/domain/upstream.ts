@@ -12,6 +12,9 @@ import {
   BadGatewayError, BadRequestError, GatewayTimeoutError, ServiceUnavailableError, WebApplicationError,
 } from '@jaxrs-node/pipeline';
 
+/** Strict UTF-8 (a malformed answer is a 502, not replacement characters); stateless, so shared. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
 /** A product as this service exposes it: only these fields are copied from the upstream answer. */
 export interface Product {
   readonly id: number;
@@ -176,7 +179,7 @@ export class UpstreamCatalog {
     const raw = await this.#readBody(body);
     let parsed: unknown;
     try {
-      parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(raw));
+      parsed = JSON.parse(UTF8.decode(raw));
     } catch (err) {
       throw badGateway('Upstream answer is not valid JSON', err);
     }

@@ -42,9 +42,6 @@ export function assertXmlSafe(value: string): boolean {
   return !INVALID_XML_CHAR.test(value);
 }
 
-/** Alias of {@link assertXmlSafe} for call sites where a predicate name reads better. */
-export const isXmlSafe = assertXmlSafe;
-
 /** Replaces every character XML 1.0 cannot carry with U+FFFD. */
 export function sanitizeXmlText(value: string): string {
   return value.replace(INVALID_XML_CHARS, '\ufffd');

@@ -1,5 +1,6 @@
 import type { ContainerRequestContext, ErrorBodyFactory, WebApplicationError } from '@jaxrs-node/pipeline';
 import { InvalidTokenError } from '../domain/tokens.js';
+import { formatTimestamp } from '../domain/users-model.js';
 
 /**
  * The service's error body (SPEC "Errors"): `timestamp`, `status`, `error` (the reason text, e.g.
@@ -8,7 +9,7 @@ import { InvalidTokenError } from '../domain/tokens.js';
  * (RFC 6750 §3.1, SPEC Authentication rule 3). 5xx messages are never shown.
  */
 export const serviceErrorBody: ErrorBodyFactory = (error: WebApplicationError, request: ContainerRequestContext) => ({
-  timestamp: new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'),
+  timestamp: formatTimestamp(new Date()),
   status: error.status,
   error: error instanceof InvalidTokenError ? 'invalid_token' : error.reason,
   message: error.expose ? error.message : error.reason,

@@ -3,7 +3,6 @@ import { Consumes, NotBlank, Path, POST, Produces } from '@jaxrs-node/pipeline';
 import { loginFailed } from '../../domain/auth.js';
 import type { BasicAuthenticator } from '../../domain/credentials.js';
 import type { TokenService } from '../../domain/tokens.js';
-import type { AppConfig } from '../../domain/config.js';
 import { RateLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 
@@ -22,7 +21,6 @@ export class AuthResource {
   constructor(
     @inject(TOKENS.basic) private readonly basic: BasicAuthenticator,
     @inject(TOKENS.tokens) private readonly tokens: TokenService,
-    @inject(TOKENS.config) private readonly config: AppConfig,
   ) {}
 
   @POST('login')
@@ -32,6 +30,6 @@ export class AuthResource {
     const { username, password } = body;
     const principal = await this.basic.verifyLogin(username, password);
     if (principal === null) throw loginFailed();
-    return { accessToken: this.tokens.issue(principal), tokenType: 'Bearer', expiresIn: this.config.tokenTtlSeconds };
+    return { accessToken: this.tokens.issue(principal), tokenType: 'Bearer', expiresIn: this.tokens.ttlSeconds };
   }
 }

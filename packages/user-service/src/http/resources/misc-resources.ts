@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { GET, Path, Produces, QueryParam } from '@jaxrs-node/pipeline';
 import { largeDataStream, parseLargeDataCount } from '../../domain/large-data.js';
 import { USER_JSON_SCHEMA } from '../../domain/user-schema.js';
+import { formatTimestamp } from '../../domain/users-model.js';
 import { Enriched } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 import type { RecordStore } from '../../storage/index.js';
@@ -49,7 +50,7 @@ export class CustomData {
 export class CustomDataResource {
   @GET() @Produces('application/json')
   get(): CustomData {
-    return new CustomData('Custom data produced by the resource', new Date().toISOString().replace(/\.\d{3}Z$/, 'Z'));
+    return new CustomData('Custom data produced by the resource', formatTimestamp(new Date()));
   }
 }
 
