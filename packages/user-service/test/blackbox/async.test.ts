@@ -13,6 +13,7 @@ interface JobBody {
   processed: number;
   created: number[];
   failed: { index: number; errors: unknown[] }[];
+  completedAt?: string;
 }
 
 /** Polls `path` until its `status` is final, at most `timeoutMs`. */
@@ -157,9 +158,18 @@ describe('async user creation (black box)', () => {
     expect(r.status).toBe(202);
     const path = pathOf(r.headers.location);
     expect(await server.stop('SIGTERM')).toBe(0);
+    const stoppedAt = Date.now();
     server = await startServer({ dataDir: server.dataDir });
     const job = await pollUntilDone(server, path);
     expect(job).toMatchObject({ status: 'COMPLETED', total: 200, processed: 200 });
+    // recover() re-queues a PENDING job on restart, so COMPLETED alone does not prove the old
+    // process finished it: its completion time must precede the exit. A timestamp without a
+    // fraction may have been rounded, so the bound is then the next whole second.
+    expect(typeof job.completedAt).toBe('string');
+    const completedAt = Date.parse(job.completedAt!);
+    expect(Number.isFinite(completedAt)).toBe(true);
+    const bound = /\.\d+Z$/.test(job.completedAt!) ? stoppedAt : Math.ceil(stoppedAt / 1000) * 1000;
+    expect(completedAt).toBeLessThanOrEqual(bound);
     expect(job.created).toHaveLength(200);
     expect((await http(server.url, 'GET', '/api/users/search?email=late-')).json()).toHaveLength(200);
   });

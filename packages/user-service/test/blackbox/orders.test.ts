@@ -83,11 +83,14 @@ describe('GET /api/users/<id>/orders', () => {
 describe('POST /api/users/<id>/orders', () => {
   it('creates a PENDING order (201) whose total is computed from the catalog prices', async () => {
     const lines = [{ productId: 1, quantity: 2 }, { productId: 3, quantity: 1 }, { productId: 12, quantity: 3 }];
-    let expectedCents = 0;
+    // Embedded catalog (src/domain/catalog.ts): Laptop 999.99, Mechanical Keyboard 89.50, HDMI
+    // Cable 9.99, so 2 × 999.99 + 89.50 + 3 × 9.99 = 2119.45. A literal, not the service's own
+    // /api/products prices, so a wrong price in the catalog or the order fails here.
+    const catalog: Record<number, [string, number]> = { 1: ['Laptop', 999.99], 3: ['Mechanical Keyboard', 89.5], 12: ['HDMI Cable 2 m', 9.99] };
     for (const line of lines) {
       const p = await http(server.url, 'GET', `/api/products/${line.productId}`);
       expect(p.status).toBe(200);
-      expectedCents += Math.round(p.json().price * 100) * line.quantity;
+      expect(p.json()).toMatchObject({ name: catalog[line.productId]?.[0], price: catalog[line.productId]?.[1] });
     }
     const r = await place(buyer.id, { items: lines });
     expect(r.status).toBe(201);
@@ -96,8 +99,8 @@ describe('POST /api/users/<id>/orders', () => {
     expect(order.customer.email).toBe(buyer.email);
     expect(order.status).toBe('PENDING');
     expect(order.items.map((i) => i.quantity)).toEqual([2, 1, 3]);
-    expect(Math.round(order.totalAmount * 100)).toBe(expectedCents);
-    expect(order.totalAmount).toBe(expectedCents / 100); // no float drift (e.g. 2029.95, not 2029.9500000000003)
+    expect(order.items.map((i) => i.product.name)).toEqual(['Laptop', 'Mechanical Keyboard', 'HDMI Cable 2 m']);
+    expect(order.totalAmount).toBe(2119.45); // exact: no float drift (e.g. 2119.4500000000003)
     const listed = (await http(server.url, 'GET', `/api/users/${buyer.id}/orders`)).json() as Order[];
     expect(listed.map((o) => o.id)).toContain(order.id);
   });

@@ -83,13 +83,21 @@ describe('RATE_LIMIT_PER_MINUTE=5', () => {
   });
 
   it('keeps limiting every user endpoint, including writes, which are not performed', async () => {
+    // One user was created while allowed (the 3rd counted request). /api/health is never limited,
+    // so it reports the count after each limited write; checking after each one keeps a wrongly
+    // executed POST and a wrongly executed DELETE from cancelling out.
+    const usersNow = async (): Promise<number> => {
+      const health = await http(server.url, 'GET', '/api/health');
+      expect(health.status).toBe(200);
+      return health.json().users as number;
+    };
+    expect(await usersNow()).toBe(usersBefore + 1);
     const post = await http(server.url, 'POST', '/api/users', { body: { email: 'limited@example.com', firstName: 'Lim', lastName: 'Ited' } });
     expect(post.status).toBe(429);
+    expect(await usersNow(), 'after the limited POST').toBe(usersBefore + 1);
     expect((await http(server.url, 'DELETE', '/api/users/2')).status).toBe(429);
+    expect(await usersNow(), 'after the limited DELETE').toBe(usersBefore + 1);
     expect((await http(server.url, 'GET', '/api/users?page=0')).status).toBe(429);
-    // One user was created while allowed; the limited POST and DELETE changed nothing.
-    const users = (await http(server.url, 'GET', '/api/health')).json().users as number;
-    expect(users).toBe(usersBefore + 1);
   });
 
   it('is not fooled by X-Forwarded-For (no trusted proxy is configured)', async () => {

@@ -1,22 +1,18 @@
 /**
  * In-memory RecordStore fake for domain tests. Mirrors the port's ownership rules (commit stores a
- * JSON-normalised, deep-frozen copy; reads return the frozen object) and can delay visibility until
- * the commit resolves, like a journal adapter that applies after fsync, to expose races.
+ * JSON-normalised, deep-frozen copy; reads return the frozen object) and its batch validation.
+ * Known departures from the contract (fake-store-contract.test.ts): no open/close lifecycle
+ * (domain tests never open it), and `deferred` visibility applies a batch only a macrotask after
+ * commit() is called, which neither real adapter does (the port makes a batch visible inside the
+ * call); it is a harsher setting to expose check-then-commit races.
  */
 import { WebApplicationError } from '@jaxrs-node/pipeline';
+import { encodeBatch } from '../../src/storage/record-codec.js';
 import type { Mutation, RecordStore, StoredRecord } from '../../src/storage/record-store.js';
 
 export interface FakeStoreOptions {
   /** `sync`: applied when commit() is called; `deferred`: applied a macrotask later, then resolved. */
   visibility?: 'sync' | 'deferred';
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    for (const member of Object.values(value)) deepFreeze(member);
-    Object.freeze(value);
-  }
-  return value;
 }
 
 export class FakeRecordStore implements RecordStore {
@@ -60,9 +56,9 @@ export class FakeRecordStore implements RecordStore {
       this.failNext = undefined;
       throw error;
     }
-    const copies = mutations.map((m) => (m.op === 'put'
-      ? { ...m, record: deepFreeze(JSON.parse(JSON.stringify(m.record)) as StoredRecord) }
-      : m));
+    // The adapters' shared codec: the same validation (ERR_STORE_INVALID_MUTATION, nothing
+    // applied), JSON normalisation and deep freeze, so a batch the real stores refuse fails here too.
+    const copies = encodeBatch(mutations).mutations;
     if (this.visibility === 'deferred') await new Promise<void>((resolve) => setImmediate(resolve));
     for (const m of copies) {
       let records = this.collections.get(m.collection);
@@ -74,7 +70,7 @@ export class FakeRecordStore implements RecordStore {
         records.delete(m.id);
       }
     }
-    this.commits.push(copies);
+    this.commits.push([...copies]);
   }
 }
 
