@@ -40,7 +40,6 @@ export const MULTIPART_FORM_DATA: MediaType = make('multipart', 'form-data', EMP
 /** `text/plain` */
 export const TEXT_PLAIN: MediaType = make('text', 'plain', EMPTY_PARAMS, 1);
 /** `text/html` */
-export const TEXT_HTML: MediaType = make('text', 'html', EMPTY_PARAMS, 1);
 
 /** What a missing, empty or wholly unparsable `Accept` means: anything (RFC 9110 §12.5.1). */
 const ACCEPT_ANY: readonly MediaType[] = Object.freeze([WILDCARD]);

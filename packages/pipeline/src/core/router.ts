@@ -349,29 +349,6 @@ export class Router<T> {
     return undefined;
   }
 
-  /**
-   * Every bucket matching `path`, most specific first (the first is {@link match}'s answer).
-   * Strict JAX-RS (§3.7.2 step 2) only looks at the first; a caller wanting RESTEasy-style
-   * "wider" matching (a later template supplying the method the first lacks, and a 405 `Allow`
-   * listing all of them) calls this when the first bucket has no method for the request.
-   * Allocates and runs every candidate regex: keep it off the normal path.
-   * @throws URIError as {@link match} does.
-   */
-  matchAll(path: string): RouteMatch<T>[] {
-    if (!this.frozen) throw new Error('Router.matchAll() called before freeze()');
-    const p = path.length === 0 ? '/' : path;
-    const out: RouteMatch<T>[] = [];
-    // A Map hit is first by the proof in freeze(); only its own %XX twin can repeat it below.
-    const lit = this.literals.get(literalKey(p));
-    if (lit !== undefined) out.push({ values: lit.values, params: {}, template: lit.tpl });
-    for (const b of this.scanList(p)) {
-      if (b === lit) continue;
-      const m = b.regex.exec(p);
-      if (m !== null) out.push(found(b, m));
-    }
-    return out;
-  }
-
   /** The buckets a path can match, in order (see {@link index}). */
   private scanList(p: string): readonly Bucket<T>[] {
     if (this.bySegment.size === 0) return this.anySegment;

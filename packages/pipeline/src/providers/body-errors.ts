@@ -1,5 +1,6 @@
 import { BadRequestError, NotSupportedError, PayloadTooLargeError, type WebApplicationError } from '../core/errors.js';
 import type { MediaType } from '../core/media-type.js';
+import { truncate } from '../core/params.js';
 
 /**
  * Stable `code`s of the errors raised by the built-in body readers, so callers (the lifecycle,
@@ -67,7 +68,7 @@ export function streamError(err: unknown): Error {
 /** 415 for a charset a reader does not decode. */
 export function unsupportedCharset(charset: string, mediaType: MediaType): WebApplicationError {
   // Bound the echoed value: the header is client-controlled.
-  const shown = charset.length > 40 ? `${charset.slice(0, 40)}...` : charset;
+  const shown = truncate(charset);
   return new NotSupportedError(`Charset ${shown} is not supported for ${mediaType.essence}`, {
     code: BodyErrorCode.UnsupportedCharset,
   });

@@ -4,7 +4,7 @@ import type { MediaType } from '../core/media-type.js';
 import type { MessageBodyReader, ReadContext, TypeToken } from '../core/providers.js';
 import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { readBody } from './read-body.js';
-import { charsetOf, isSubtypeOf } from './type-tokens.js';
+import { charsetOf, encodingOf, isSubtypeOf } from './type-tokens.js';
 
 /** Default cap on form fields (body-parser's and qs's `parameterLimit`). */
 export const DEFAULT_MAX_FORM_FIELDS = 1000;
@@ -38,7 +38,7 @@ export class FormReader implements MessageBodyReader<URLSearchParams | FormRecor
 
   async readFrom(type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): Promise<URLSearchParams | FormRecord> {
     const charset = charsetOf(mediaType);
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    if (charset !== undefined && encodingOf(charset) !== 'utf8') {
       throw unsupportedCharset(charset, mediaType as MediaType);
     }
     const text = (await readBody(input, ctx.limit, ctx.contentLength)).toString('utf8');

@@ -7,7 +7,7 @@ import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { exceedsDepth, findUnsafeJson } from './json-safety.js';
 import { JsonOptions, replacerFor } from './json-options.js';
 import { readBody } from './read-body.js';
-import { charsetOf, isBinaryType, isJsonMediaType, isRawType, isStreamType } from './type-tokens.js';
+import { charsetOf, encodingOf, isBinaryType, isJsonMediaType, isRawType, isStreamType } from './type-tokens.js';
 
 export { JsonOptions } from './json-options.js';
 
@@ -43,7 +43,7 @@ export class JsonReader implements MessageBodyReader<unknown> {
 
   async readFrom(_type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): Promise<unknown> {
     const charset = charsetOf(mediaType);
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    if (charset !== undefined && encodingOf(charset) !== 'utf8') {
       throw unsupportedCharset(charset, mediaType as MediaType);
     }
     return parseJsonBody(await readBody(input, ctx.limit, ctx.contentLength), this.maxDepth);
@@ -116,7 +116,7 @@ export class JsonWriter implements MessageBodyWriter<unknown> {
   isWriteable(type: TypeToken, mediaType: MediaType): boolean {
     if (!isJsonMediaType(mediaType)) return false;
     const charset = charsetOf(mediaType);
-    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') return false;
+    if (encodingOf(charset) !== 'utf8') return false;
     return !isBinaryType(type) && !isStreamType(type);
   }
 

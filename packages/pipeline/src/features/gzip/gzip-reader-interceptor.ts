@@ -5,6 +5,7 @@ import { Priorities } from '../../core/priorities.js';
 import type { ReaderInterceptor, ReaderInterceptorContext } from '../../core/providers.js';
 import { Priority } from '../../decorators/provider.js';
 import { tooLarge } from '../../providers/body-errors.js';
+import { truncate } from '../../core/params.js';
 
 const ignore = (): void => {};
 
@@ -73,7 +74,7 @@ function isGzip(header: string | undefined): boolean {
   if (codings.length === 0) return false;
   if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) return true;
   // Bound the echoed value: the header is client-controlled.
-  const shown = header.length > 40 ? `${header.slice(0, 40)}...` : header;
+  const shown = truncate(header);
   throw new NotSupportedError(`Content-Encoding ${shown} is not supported`, {
     code: GzipErrorCode.UnsupportedEncoding,
     headers: { 'accept-encoding': 'gzip' },
