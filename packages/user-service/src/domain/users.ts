@@ -224,7 +224,8 @@ export class UserService {
     });
   }
 
-  private requireRecord(id: number): StoredUser {
+  /** The stored record; @throws NotFoundError when absent. For the XML view and the methods here. */
+  requireRecord(id: number): StoredUser {
     const user = this.getRecord(id);
     if (user === undefined) throw new NotFoundError(`User ${id} not found`);
     return user;

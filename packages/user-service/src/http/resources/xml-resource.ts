@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
+import { GET, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
 import type { UserService } from '../../domain/users.js';
 import { toUserRepresentation } from '../../domain/users-representation.js';
 import { XmlUserView } from '../providers/xml-user-writer.js';
@@ -15,8 +15,6 @@ export class XmlUsersResource {
   @GET('{id}')
   @Produces('application/xml', 'text/xml')
   get(@PathParam('id', { type: Id }) id: number): XmlUserView {
-    const record = this.users.getRecord(id);
-    if (record === undefined) throw new NotFoundError(`User ${id} not found`);
-    return new XmlUserView(toUserRepresentation(record));
+    return new XmlUserView(toUserRepresentation(this.users.requireRecord(id)));
   }
 }
