@@ -6,7 +6,7 @@ import { Response } from './response.js';
 
 /**
  * Request matching (JAX-RS 3.7): path → method (405 + Allow) → Content-Type (415) → Accept (406),
- * in that order. Sets `ex.route`, `ex.pathParams`, `ex.responseMediaType`; returns a response for
+ * in that order. Sets `ex.route`, `ex.pathNames`/`pathValues`, `ex.responseMediaType`; returns a response for
  * automatic OPTIONS, undefined otherwise.
  */
 export function match(ex: Exchange): Response | undefined {
@@ -19,7 +19,8 @@ export function match(ex: Exchange): Response | undefined {
   }
   if (found === undefined) throw new NotFoundError(`No resource matches ${ex.method} ${ex.path}`, { code: 'PIPE_NO_MATCH' });
   const entry = found.values[0]!;
-  ex.pathParams = found.params;
+  ex.pathNames = found.names;
+  ex.pathValues = found.args;
   let candidates = entry.byMethod.get(ex.method);
   if (candidates === undefined) {
     if (ex.method === 'HEAD') {

@@ -53,7 +53,7 @@ function rawAccessor(source: ParamMeta['source'], name: string, many: boolean): 
   switch (source) {
     case 'path':
       return (ex) => {
-        const v = ex.pathParams[name];
+        const v = ex.pathParam(name);
         return many && v !== undefined ? [v] : v;
       };
     case 'query':

@@ -4,6 +4,7 @@ import { Response, type ResponseBuilder } from './response.js';
 import type { ResourceInfo } from './resource-info.js';
 import { ANONYMOUS, type SecurityContext } from './security-context.js';
 import { headerName } from './header-name.js';
+import { paramsObject } from './router.js';
 
 /** Request phases; method/URI/headers may change only before matching (JAX-RS 6.4). */
 export const Phase = { PreMatching: 0, PostMatching: 1, Responding: 2 } as const;
@@ -22,8 +23,10 @@ export class ContainerRequestContext {
   private _path: string;
   private _rawQuery: string;
   private _headers: IncomingHttpHeaders;
-  /** Decoded path template variables, set by matching. */
-  pathParams: Record<string, string>;
+  /** Names of the matched template's variables (set by matching; see {@link pathParam}). */
+  pathNames: readonly string[];
+  /** Decoded value of each of {@link pathNames}, in the same order. */
+  pathValues: readonly string[];
   /** The matched resource method, set by matching (undefined before and on 404/405/415/406). */
   resourceInfo: ResourceInfo | undefined;
   /** Set by authentication filters; anonymous by default. */
@@ -48,7 +51,8 @@ export class ContainerRequestContext {
     this._path = path;
     this._rawQuery = rawQuery;
     this._headers = req.headers;
-    this.pathParams = EMPTY_PARAMS;
+    this.pathNames = NO_VALUES;
+    this.pathValues = NO_VALUES;
     this.resourceInfo = undefined;
     this.securityContext = ANONYMOUS;
     this.abortResponse = undefined;
@@ -94,6 +98,18 @@ export class ContainerRequestContext {
     if (value === undefined) delete this._headers[key];
     else this._headers[key] = value;
     if (key === 'content-type') this._mediaType = undefined;
+  }
+
+  /** The decoded value of a path template variable, or undefined (no such variable, or before matching). */
+  pathParam(name: string): string | undefined {
+    const names = this.pathNames;
+    for (let i = 0; i < names.length; i++) if (names[i] === name) return this.pathValues[i];
+    return undefined;
+  }
+
+  /** Every path template variable, decoded (a new object per call: the request path uses {@link pathParam}). */
+  get pathParams(): Readonly<Record<string, string>> {
+    return paramsObject(this.pathNames, this.pathValues);
   }
 
   /** A header value; repeated headers are joined with `, ` (RFC 9110 §5.3). */
@@ -192,7 +208,7 @@ export class ContainerRequestContext {
   }
 }
 
-const EMPTY_PARAMS: Record<string, string> = Object.freeze(Object.create(null)) as Record<string, string>;
+const NO_VALUES: readonly string[] = Object.freeze([]);
 
 function parseCookies(header: string | undefined): Record<string, string> {
   const out: Record<string, string> = Object.create(null) as Record<string, string>;

@@ -138,7 +138,7 @@ class ParamsResource {
     return {
       isRequestContext: req instanceof ContainerRequestContext, method: req.method, reqHeader: req.getHeader('x-trace'),
       isUriInfo: uri instanceof UriInfo, uriPath: uri.path, template: uri.matchedTemplate,
-      pathParams: { ...uri.pathParameters }, q: uri.queryParameters.get('q'),
+      pathParams: { ...uri.pathParameters }, pathParam: req.pathParam('id'), noParam: show(req.pathParam('nope')), q: uri.queryParameters.get('q'),
       isHttpHeaders: headers instanceof HttpHeaders, header: headers.get('X-Trace'),
       isSecurityContext: sc instanceof SecurityContext, authenticated: sc.authenticated, principal: show(sc.principal?.name),
       isResourceInfo: info instanceof ResourceInfo, resource: info.resourceClass.name, methodName: info.methodName,
@@ -333,7 +333,7 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
     expect(anon.status).toBe(200);
     expect(anon.json()).toEqual({
       isRequestContext: true, method: 'GET', reqHeader: 't-1',
-      isUriInfo: true, uriPath: '/p/ctx/7', template: '/p/ctx/{id}', pathParams: { id: '7' }, q: 'search',
+      isUriInfo: true, uriPath: '/p/ctx/7', template: '/p/ctx/{id}', pathParams: { id: '7' }, pathParam: '7', noParam: '<undefined>', q: 'search',
       isHttpHeaders: true, header: 't-1',
       isSecurityContext: true, authenticated: false, principal: '<undefined>',
       isResourceInfo: true, resource: 'ParamsResource', methodName: 'ctx', httpMethod: 'GET', infoPath: '/p/ctx/{id}',

@@ -111,6 +111,39 @@ describe('Router', () => {
     expect(r.match('/users/a%20b/books/x+y%2Fz')?.params).toEqual({ id: 'a b', isbn: 'x+y/z' });
   });
 
+  it('answers exactly what each template\'s regex answers, parameters included', () => {
+    // Whole-segment templates and paths around their edges: empty segments, '//',
+    // trailing slashes, literal prefixes of the wrong length, encoded and non-ASCII values.
+    const templates = ['/{a}', '/u/{id}', '/u/{id}/b/{isbn}', '/u/{id}/b', '/{a}/{b}/{c}', '/x y/{v}', '/a/{v: [^/]+}'];
+    const paths = [
+      '/', '//', '/u', '/u/', '/u//', '/u/7', '/u/7/', '/u/7//', '/u/7/b', '/u/7/b/', '/u/7/b/9', '/u/7/b/9/', '/u/7/b//',
+      '/u/7/bb/9', '/u/7/b/9/x', '/uu/7', '/u/%41', '/u/a%20b/b/x%2Fy', '/u/é', '/x%20y/1', '/x y/1', '/a/b/c', '/a/b/c/',
+      '/a//c', '/a/b/c/d', '/a/1', 'u/7', '',
+    ];
+    for (const t of templates) {
+      const r = router(t);
+      const { regex, names } = compileTemplate(t);
+      for (const p of paths) {
+        const m = regex.exec(p.length === 0 ? '/' : p);
+        const expected = m === null ? undefined : Object.fromEntries(names.map((n, i) => [n, decodeURIComponent(m[i + 1]!)]));
+        expect(r.match(p)?.params, `${t} ${p}`).toEqual(expected);
+      }
+    }
+  });
+
+  it('binds every name of equivalent templates to its position, for default and custom variables', () => {
+    for (const [a, b] of [['/u/{id}/x/{n}', '/u/{uid}/x/{n}'], ['/u/{id: \\d+}', '/u/{uid: \\d+}']] as const) {
+      const r = new Router<string>();
+      r.add(a, a);
+      r.add(b, b);
+      r.freeze();
+      const m = r.match('/u/42/x/7') ?? r.match('/u/42');
+      expect(m?.values).toEqual([a, b]);
+      expect(m?.params).toMatchObject({ id: '42', uid: '42' });
+      expect(m?.names.length).toBe(m?.args.length);
+    }
+  });
+
   it('throws URIError for a malformed escape in a parameter', () => {
     const r = router('/users/{id}');
     expect(() => r.match('/users/%E0%A4%A')).toThrow(URIError);
