@@ -54,8 +54,10 @@ export interface ServiceOptions {
   store?: RecordStore;
   /** Where one JSON line per request goes; `null` disables the access log. */
   log?: ((line: string) => void) | null;
-  /** Where unexpected errors go. */
+  /** Where unexpected errors go (also journal snapshot failures). */
   logError?: (error: unknown, request: ContainerRequestContext | undefined) => void;
+  /** Where operational notices go (e.g. journal snapshots recovered). Default: a JSON line on stdout. */
+  logInfo?: (message: string) => void;
 }
 
 /** A running (or ready-to-run) service. */
@@ -74,14 +76,19 @@ export interface Service {
  * pipeline application with its providers. Nothing listens until `listen()`.
  */
 export async function createService(config: AppConfig, options: ServiceOptions = {}): Promise<Service> {
-  const store = options.store ?? createRecordStore(config.storage, join(config.dataDir, 'store'));
+  const logError = options.logError ?? defaultErrorLog;
+  const logInfo = options.logInfo ?? defaultInfoLog;
+  const store = options.store ?? createRecordStore(config.storage, join(config.dataDir, 'store'), {
+    // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
+    onSnapshotError: (error) => logError(error, undefined),
+    onSnapshotRecovered: (recovery) => logInfo(recovery.message),
+  });
   await store.open();
   const users = new UserService(store);
   const upstream = config.productCatalogUrl === undefined ? undefined : new UpstreamCatalog(config.productCatalogUrl);
   const findProduct: ProductLookup = upstream === undefined ? new EmbeddedCatalog().lookup : upstreamLookup(upstream);
   const orders = new OrderService(store, { findProduct, findCustomer: (id) => users.getRecord(id) });
   const files = new FileStore({ dir: config.dataDir, store, maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles });
-  const logError = options.logError ?? defaultErrorLog;
   const jobs = new JobService({ store, createUser: (body) => users.create(body), onError: (e) => logError(e, undefined) });
   await files.init();
   await jobs.recover();
@@ -165,6 +172,10 @@ function splitList(value: string): string[] {
 
 function defaultAccessLog(line: string): void {
   process.stdout.write(`${line}\n`);
+}
+
+function defaultInfoLog(message: string): void {
+  process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), message })}\n`);
 }
 
 function defaultErrorLog(error: unknown): void {

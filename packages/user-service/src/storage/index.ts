@@ -13,6 +13,7 @@ import { MemoryRecordStore } from './memory-store.js';
 
 export { JournalRecordStore, type JournalStoreOptions } from './journal-store.js';
 export { MemoryRecordStore } from './memory-store.js';
+export type { JournalStoreHealth, SnapshotRecovery, SnapshotReporters } from './snapshot-monitor.js';
 export {
   RecordStoreError,
   type Mutation,

@@ -25,6 +25,8 @@ export interface Recovered {
   readonly generation: number;
   /** Mutations in the journals replayed, i.e. not yet covered by a snapshot. */
   readonly sinceSnapshot: number;
+  /** Bytes of those journals (after cutting a torn tail). */
+  readonly journalBytes: number;
 }
 
 /** Creates `dir` if needed and persists the entries of every directory that was created. */
@@ -78,6 +80,7 @@ export async function recover(
     }
   });
   let sinceSnapshot = 0;
+  let journalBytes = 0;
   let cutAt: number | undefined;
   for (const [i, g] of live.entries()) {
     const buf = await readFile(join(dir, journalName(g)));
@@ -97,6 +100,7 @@ export async function recover(
       sinceSnapshot += batch.mutations.length;
     }
     stats.replayedBatches += parsed.batches.length;
+    journalBytes += parsed.validLength; // a shorter one was either cut below or threw above
   }
 
   const generation = live.at(-1) ?? base;
@@ -114,5 +118,5 @@ export async function recover(
     await journal.close();
     throw err;
   }
-  return { journal, generation, sinceSnapshot };
+  return { journal, generation, sinceSnapshot, journalBytes };
 }

@@ -6,23 +6,28 @@
  * and a single fdatasync (group commit) and resolves those commits together. Every
  * `snapshotEvery` mutations the store switches to a new journal generation and writes a
  * snapshot in the background (see `snapshot-file.ts`, `journal-recovery.ts` for the files).
+ * A failed rotation or snapshot is reported (`snapshot-cycle.ts`) and never fails the store.
  *
  * Single process: the directory must be used by one process at a time. A second store on the
  * same directory in the SAME process is refused (`ERR_STORE_LOCKED`); across processes there is
  * no lock, so deployment must guarantee it (one instance per data directory).
  */
-import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { syncDir, writeAll } from './durable-fs.js';
-import { encodeLine, journalGeneration, journalName } from './journal-format.js';
+import type { FileHandle } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { writeAll } from './durable-fs.js';
+import { encodeLine } from './journal-format.js';
 import { recover } from './journal-recovery.js';
 import { encodeBatch } from './record-codec.js';
 import { RecordStoreError, type Mutation } from './record-store.js';
-import { writeSnapshot } from './snapshot-file.js';
+import { SnapshotCycle } from './snapshot-cycle.js';
+import type { JournalStoreHealth, SnapshotReporters } from './snapshot-monitor.js';
 import { StateStore } from './state-store.js';
 
-/** Options of {@link JournalRecordStore}. */
-export interface JournalStoreOptions {
+/**
+ * Options of {@link JournalRecordStore}. Give `onSnapshotError` / `onSnapshotRecovered` (see
+ * {@link SnapshotReporters}) to route snapshot trouble to the service log.
+ */
+export interface JournalStoreOptions extends SnapshotReporters {
   /** Directory holding the journal and snapshot files; created if missing. */
   dir: string;
   /** Mutations between snapshots. Default 10 000. */
@@ -65,35 +70,31 @@ const ignore = (): void => undefined;
  */
 export class JournalRecordStore extends StateStore {
   private readonly dir: string;
-  private readonly snapshotEvery: number;
   private readonly fsync: boolean;
   private journal: FileHandle | undefined;
-  private generation = 0;
-  private sinceSnapshot = 0;
   private queue: QueuedLine[] = [];
   private draining: Promise<void> | undefined;
-  private snapshotTask: Promise<void> | undefined;
+  private readonly snapshots: SnapshotCycle;
   private failure: RecordStoreError | undefined;
   private opening: Promise<void> | undefined;
   private closing: Promise<void> | undefined;
-  private lastSnapshotError: unknown;
   private readonly countSync = (): void => void this.stats.fsyncs++;
 
   constructor(options: JournalStoreOptions) {
     super();
     const { dir, snapshotEvery = 10_000, fsync = true } = options;
     if (typeof dir !== 'string' || dir.length === 0) throw new TypeError('dir must be a non-empty string');
-    if (!Number.isSafeInteger(snapshotEvery) || snapshotEvery < 1) {
-      throw new TypeError('snapshotEvery must be a positive integer');
-    }
     this.dir = resolve(dir);
-    this.snapshotEvery = snapshotEvery;
     this.fsync = fsync;
+    this.snapshots = new SnapshotCycle(this.dir, this.stats, { ...options, snapshotEvery, fsync });
   }
 
-  /** The error of the last failed background snapshot (the journals are kept), if any. */
-  get snapshotError(): unknown {
-    return this.lastSnapshotError;
+  /**
+   * Snapshot health: the message of the current snapshot failure streak, if any (its error
+   * went to `onSnapshotError`), and the journal bytes a restart would replay.
+   */
+  health(): JournalStoreHealth {
+    return this.snapshots.health();
   }
 
   /** Loads the snapshot and replays the journals. Concurrent calls share one recovery. */
@@ -113,8 +114,7 @@ export class JournalRecordStore extends StateStore {
     try {
       const recovered = await recover(this.dir, this.state, this.stats, this.fsync);
       this.journal = recovered.journal;
-      this.generation = recovered.generation;
-      this.sinceSnapshot = recovered.sinceSnapshot;
+      this.snapshots.resume(recovered.generation, recovered.sinceSnapshot, recovered.journalBytes);
       this.phase = 'open';
     } catch (err) {
       openDirs.delete(this.dir);
@@ -131,7 +131,7 @@ export class JournalRecordStore extends StateStore {
       const batch = encodeBatch(mutations);
       const line = encodeLine(batch.json, this.state.takeDirtyCounters());
       this.state.apply(batch.mutations);
-      this.sinceSnapshot += batch.mutations.length;
+      this.snapshots.counted(batch.mutations.length);
       return this.enqueue(line, batch.mutations.length);
     } catch (err) {
       return Promise.reject(err);
@@ -153,9 +153,7 @@ export class JournalRecordStore extends StateStore {
         const group = this.queue;
         this.queue = []; // commits arriving during this fsync form the next group
         await this.flush(group);
-        if (this.sinceSnapshot >= this.snapshotEvery && this.snapshotTask === undefined) {
-          await this.rotate();
-        }
+        if (this.snapshots.due) await this.rotate();
       }
     } catch (err) {
       this.fail(err);
@@ -166,8 +164,10 @@ export class JournalRecordStore extends StateStore {
   private async flush(group: QueuedLine[]): Promise<void> {
     const journal = this.journal as FileHandle; // set for as long as the store is open
     const text = group.length === 1 ? (group[0] as QueuedLine).line : group.map((q) => q.line).join('');
+    const buf = Buffer.from(text);
     try {
-      await writeAll(journal, Buffer.from(text));
+      await writeAll(journal, buf);
+      this.snapshots.wrote(buf.length);
       this.stats.writes++;
       if (this.fsync) {
         await journal.datasync();
@@ -190,37 +190,13 @@ export class JournalRecordStore extends StateStore {
    * over the snapshot is harmless because a batch of puts and deletes is idempotent.
    */
   private async rotate(): Promise<void> {
-    const next = this.generation + 1;
-    const handle = await open(join(this.dir, journalName(next)), 'wx');
-    try {
-      // The new journal must exist durably before a commit written to it is acknowledged.
-      if (this.fsync) await syncDir(this.dir, this.countSync);
-    } catch (err) {
-      await handle.close().catch(ignore);
-      throw err;
-    }
+    const handle = await this.snapshots.openNextJournal();
+    if (handle === undefined) return; // reported; keep appending to the current journal
     const old = this.journal;
     this.journal = handle;
-    this.generation = next;
-    this.sinceSnapshot = 0;
     // Everything in the old journal is already fsynced: a close error cannot lose data.
     await old?.close().catch(ignore);
-    this.snapshotTask = this.snapshot(next);
-  }
-
-  private async snapshot(generation: number): Promise<void> {
-    try {
-      await writeSnapshot(this.dir, generation, this.state.capture(), this.fsync, this.countSync);
-      this.stats.snapshots++;
-      for (const name of await readdir(this.dir)) {
-        const g = journalGeneration(name);
-        if (g !== undefined && g < generation) await rm(join(this.dir, name), { force: true });
-      }
-    } catch (err) {
-      this.lastSnapshotError = err; // journals are kept; the next threshold retries
-    } finally {
-      this.snapshotTask = undefined;
-    }
+    this.snapshots.start(this.state.capture());
   }
 
   /** Marks the store failed and rejects everything queued; returns the failure. */
@@ -255,7 +231,7 @@ export class JournalRecordStore extends StateStore {
       await this.enqueue(encodeLine('[]', counters), undefined).catch(ignore);
     }
     await this.draining;
-    await this.snapshotTask;
+    await this.snapshots.running;
     try {
       if (this.failure === undefined) {
         await this.journal?.sync();

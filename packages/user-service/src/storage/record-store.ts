@@ -100,7 +100,12 @@ export type RecordStoreErrorCode =
   /** The files on disk are damaged in a way that could lose acknowledged writes. */
   | 'ERR_STORE_CORRUPT'
   /** Another store in this process already has the directory open. */
-  | 'ERR_STORE_LOCKED';
+  | 'ERR_STORE_LOCKED'
+  /**
+   * A background snapshot (or the journal rotation before it) failed. Never thrown: it is only
+   * reported (`onSnapshotError`), because the journal still holds every acknowledged write.
+   */
+  | 'ERR_STORE_SNAPSHOT_FAILED';
 
 /** The one error class of the storage layer; `code` is stable, `message` is for humans. */
 export class RecordStoreError extends Error {

@@ -7,7 +7,7 @@
  * Written to `snapshot.json.tmp`, fsynced, renamed over `snapshot.json`, then the directory is
  * fsynced: a crash at any point leaves either the old or the new snapshot, never a mix.
  */
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isRecordId } from './record-codec.js';
 import type { CollectionImage } from './record-state.js';
@@ -31,7 +31,9 @@ export interface Snapshot {
 
 /**
  * Writes `collections` as the snapshot of `generation`, durably when `fsync` is true.
- * The records are frozen, so they can be serialised while commits carry on.
+ * The records are frozen, so they can be serialised while commits carry on. On failure the
+ * temp file is removed (best effort) and the error rethrown; `snapshot.json` is then either the
+ * old snapshot or, if only the final directory sync failed, the new one.
  */
 export async function writeSnapshot(
   dir: string,
@@ -41,6 +43,25 @@ export async function writeSnapshot(
   count: SyncCounter,
 ): Promise<void> {
   const tmp = join(dir, SNAPSHOT_TMP_FILE);
+  try {
+    await writeTemp(tmp, generation, collections, fsync, count);
+    await rename(tmp, join(dir, SNAPSHOT_FILE));
+  } catch (err) {
+    // A partial copy of the whole state would hold on to exactly the disk space (ENOSPC) the
+    // journal needs. Not recursive: a directory in its place is not ours to delete.
+    await rm(tmp, { force: true }).catch(() => undefined);
+    throw err;
+  }
+  if (fsync) await syncDir(dir, count);
+}
+
+async function writeTemp(
+  tmp: string,
+  generation: number,
+  collections: readonly CollectionImage[],
+  fsync: boolean,
+  count: SyncCounter,
+): Promise<void> {
   const handle = await open(tmp, 'w');
   try {
     let text = `{"format":${FORMAT},"generation":${generation},"collections":[`;
@@ -62,8 +83,6 @@ export async function writeSnapshot(
   } finally {
     await handle.close();
   }
-  await rename(tmp, join(dir, SNAPSHOT_FILE));
-  if (fsync) await syncDir(dir, count);
 }
 
 function corrupt(why: string): RecordStoreError {

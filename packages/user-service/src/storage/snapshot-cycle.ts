@@ -1,0 +1,151 @@
+/**
+ * The snapshot cycle of the journal store: decide when a snapshot is due, create the next
+ * journal generation, write the snapshot in the background, delete the journals it covers, and
+ * keep the health figures.
+ *
+ * Nothing here throws at the store. A failure at any step leaves the journal generations on
+ * disk untouched, so they stay authoritative (recovery replays them all); it is reported through
+ * a {@link SnapshotMonitor} and the next attempt waits for the store's next normal trigger.
+ */
+import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { syncDir } from './durable-fs.js';
+import { journalGeneration, journalName } from './journal-format.js';
+import type { CollectionImage } from './record-state.js';
+import type { RecordStoreError, RecordStoreStats } from './record-store.js';
+import { SNAPSHOT_FILE, writeSnapshot } from './snapshot-file.js';
+import { SnapshotMonitor, type JournalStoreHealth, type SnapshotReporters } from './snapshot-monitor.js';
+
+const ignore = (): void => undefined;
+
+/** Settings of a {@link SnapshotCycle}, defaults already applied by the store. */
+export interface SnapshotCycleOptions extends SnapshotReporters {
+  /** Mutations between snapshot attempts; a positive integer. */
+  readonly snapshotEvery: number;
+  readonly fsync: boolean;
+}
+
+/** Rotation and background snapshots of one journal store directory. */
+export class SnapshotCycle {
+  /** The background snapshot being written, if any. At most one runs at a time. */
+  running: Promise<void> | undefined;
+  /** Generation of the journal the store appends to. */
+  generation = 0;
+  private readonly dir: string;
+  private readonly stats: RecordStoreStats;
+  private readonly snapshotEvery: number;
+  private readonly fsync: boolean;
+  private readonly monitor: SnapshotMonitor;
+  /** Mutations since the last attempt (successful or not), not since the last snapshot. */
+  private sinceAttempt = 0;
+  /** Bytes in the journal generations kept on disk (not yet covered by a snapshot). */
+  private journalBytes = 0;
+  /** Of `journalBytes`, those in the generations the running snapshot covers. */
+  private coveredBytes = 0;
+  private readonly countSync = (): void => void this.stats.fsyncs++;
+
+  /** `dir` is the store's absolute directory; `stats` receives the fsync and snapshot counts. */
+  constructor(dir: string, stats: RecordStoreStats, options: SnapshotCycleOptions) {
+    if (!Number.isSafeInteger(options.snapshotEvery) || options.snapshotEvery < 1) {
+      throw new TypeError('snapshotEvery must be a positive integer');
+    }
+    this.dir = dir;
+    this.stats = stats;
+    this.snapshotEvery = options.snapshotEvery;
+    this.fsync = options.fsync;
+    this.monitor = new SnapshotMonitor(options);
+  }
+
+  /** Takes over what recovery found: current generation, mutations and bytes not snapshotted. */
+  resume(generation: number, mutations: number, journalBytes: number): void {
+    this.generation = generation;
+    this.sinceAttempt = mutations;
+    this.journalBytes = journalBytes;
+  }
+
+  /** Counts mutations applied (and queued for the journal). */
+  counted(mutations: number): void {
+    this.sinceAttempt += mutations;
+  }
+
+  /** Whether the store should rotate now: enough mutations and no snapshot still running. */
+  get due(): boolean {
+    return this.sinceAttempt >= this.snapshotEvery && this.running === undefined;
+  }
+
+  /** The error of the current failure streak, or `undefined` while snapshots succeed. */
+  get error(): RecordStoreError | undefined {
+    return this.monitor.error;
+  }
+
+  /** Snapshot health; see {@link JournalStoreHealth}. */
+  health(): JournalStoreHealth {
+    const error = this.monitor.error;
+    const health = { snapshotFailures: this.monitor.failures, journalBytes: this.journalBytes };
+    return error === undefined ? health : { ...health, snapshotError: error.message };
+  }
+
+  /** Counts bytes appended to the journal. */
+  wrote(bytes: number): void {
+    this.journalBytes += bytes;
+  }
+
+  /**
+   * Creates the next journal generation, durably when fsync is on, and makes it current. On
+   * failure reports it and returns `undefined`: the caller keeps appending to its current
+   * journal, which is intact.
+   */
+  async openNextJournal(): Promise<FileHandle | undefined> {
+    // Reset whether or not this attempt works: a failed one is retried at the next normal
+    // trigger, not after every group commit (a tight loop on a full disk).
+    this.sinceAttempt = 0;
+    const generation = this.generation + 1;
+    const file = join(this.dir, journalName(generation));
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(file, 'wx');
+      // The new journal must exist durably before a commit written to it is acknowledged.
+      if (this.fsync) await syncDir(this.dir, this.countSync);
+      this.generation = generation;
+      return handle;
+    } catch (err) {
+      // Remove the empty file we created, or every later attempt would fail on EEXIST. A file
+      // we did not create (open failed) is left alone.
+      if (handle !== undefined) {
+        await handle.close().catch(ignore);
+        await rm(file, { force: true }).catch(ignore);
+      }
+      this.monitor.failed('rotate', file, generation, err);
+      return undefined;
+    }
+  }
+
+  /**
+   * Starts writing the snapshot of the current generation in the background. Call right after
+   * switching the store to the journal of {@link openNextJournal}, with the state captured then.
+   */
+  start(images: readonly CollectionImage[]): void {
+    this.coveredBytes = this.journalBytes;
+    this.running = this.snapshot(this.generation, images);
+  }
+
+  private async snapshot(generation: number, images: readonly CollectionImage[]): Promise<void> {
+    const file = join(this.dir, SNAPSHOT_FILE);
+    try {
+      await writeSnapshot(this.dir, generation, images, this.fsync, this.countSync);
+      this.stats.snapshots++;
+      for (const name of await readdir(this.dir)) {
+        const g = journalGeneration(name);
+        if (g !== undefined && g < generation) await rm(join(this.dir, name), { force: true });
+      }
+      this.journalBytes -= this.coveredBytes;
+      this.monitor.succeeded(file, generation);
+    } catch (err) {
+      // Every journal generation is kept and replayed on restart, so no acknowledged write
+      // depends on this snapshot; the next rotation writes a complete one again.
+      this.monitor.failed('snapshot', file, generation, err);
+    } finally {
+      this.running = undefined;
+    }
+  }
+}

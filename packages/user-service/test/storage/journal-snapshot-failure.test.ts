@@ -1,0 +1,209 @@
+/**
+ * Snapshot failures of the journal store: reported once per streak through the store's
+ * reporters, never losing an acknowledged write, retried only at the next normal trigger, and
+ * followed by one recovery report and a compaction once a snapshot succeeds again.
+ *
+ * Failures are real file-system errors: a directory sits where a file must go. (chmod would not
+ * do: the tests run as root, which ignores permissions.)
+ */
+import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  JournalRecordStore, type Mutation, type RecordStoreError, type SnapshotRecovery,
+} from '../../src/storage/index.js';
+import { useTempDirs } from './temp-dirs.js';
+
+const tempDir = useTempDirs('journal-snapshot-failure');
+const EVERY = 5;
+const put = (id: number): Mutation => ({ op: 'put', collection: 'users', record: { id, name: `user-${id}` } });
+const journal = (g: number): string => `journal-${String(g).padStart(8, '0')}.jsonl`;
+
+/** A store snapshotting every {@link EVERY} mutations whose reports land in two arrays. */
+async function watchedStore(dir: string): Promise<{
+  store: JournalRecordStore; errors: RecordStoreError[]; recoveries: SnapshotRecovery[];
+}> {
+  const errors: RecordStoreError[] = [];
+  const recoveries: SnapshotRecovery[] = [];
+  const store = new JournalRecordStore({
+    dir,
+    snapshotEvery: EVERY,
+    onSnapshotError: (e) => errors.push(e),
+    onSnapshotRecovered: (r) => recoveries.push(r),
+  });
+  await store.open();
+  return { store, errors, recoveries };
+}
+
+/** Commits users `from..to`, one batch each, waiting for every acknowledgement. */
+async function commitUsers(store: JournalRecordStore, from: number, to: number): Promise<void> {
+  for (let id = from; id <= to; id++) await store.commit([put(id)]);
+}
+
+/** Polls `done` until it holds; bounded in time, so a missing report fails instead of hanging. */
+async function until(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Total size of the journal files in `dir`. */
+async function journalSizes(dir: string): Promise<number> {
+  const names = (await readdir(dir)).filter((n) => n.startsWith('journal-'));
+  const sizes = await Promise.all(names.map(async (n) => (await stat(join(dir, n))).size));
+  return sizes.reduce((a, b) => a + b, 0);
+}
+
+/** Puts a non-empty directory where the store wants to write `name`. */
+async function obstruct(dir: string, name: string): Promise<string> {
+  const path = join(dir, name);
+  await mkdir(path);
+  await writeFile(join(path, 'keep'), 'x');
+  return path;
+}
+
+async function reopenIds(dir: string): Promise<{ ids: number[]; replayed: number }> {
+  const store = new JournalRecordStore({ dir, snapshotEvery: EVERY });
+  await store.open();
+  const ids = Array.from(store.values('users'), (u) => u.id);
+  const replayed = store.stats.replayedBatches;
+  await store.close();
+  return { ids, replayed };
+}
+
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+describe('JournalRecordStore snapshot failures', () => {
+  it.each([
+    ['the snapshot file is a directory (rename fails)', 'snapshot.json'],
+    ['the snapshot temp file is a directory (open fails)', 'snapshot.json.tmp'],
+  ])('reports once per streak when %s, and keeps every write durable', async (_, name) => {
+    const dir = await tempDir();
+    const { store, errors, recoveries } = await watchedStore(dir);
+    const blocked = await obstruct(dir, name);
+
+    await commitUsers(store, 1, EVERY); // reaches the trigger: rotation to journal 2, snapshot fails
+    await until(() => errors.length === 1, 'the failure report');
+    expect(errors[0]).toMatchObject({ name: 'RecordStoreError', code: 'ERR_STORE_SNAPSHOT_FAILED' });
+    expect(errors[0]?.message).toContain(join(dir, 'snapshot.json'));
+    expect(errors[0]?.message).toContain(blocked);
+    expect(errors[0]?.cause).toMatchObject({ code: 'EISDIR' });
+    expect(store.health()).toEqual({
+      snapshotFailures: 1, snapshotError: errors[0]?.message, journalBytes: await journalSizes(dir),
+    });
+    // The rename failure must not leave a full copy of the state behind (space on a full disk).
+    if (name === 'snapshot.json') expect(await readdir(dir)).not.toContain('snapshot.json.tmp');
+
+    // Below the next trigger nothing is retried: no new generation, no new attempt.
+    await commitUsers(store, EVERY + 1, 2 * EVERY - 1);
+    expect(store.health().snapshotFailures).toBe(1);
+    expect((await readdir(dir)).filter((n) => n.startsWith('journal-')).sort()).toEqual([journal(1), journal(2)]);
+
+    // The next trigger retries once; it fails again but is not reported again.
+    await commitUsers(store, 2 * EVERY, 2 * EVERY);
+    await until(() => store.health().snapshotFailures === 2, 'the second attempt');
+    expect(errors).toHaveLength(1);
+    expect(recoveries).toHaveLength(0);
+    expect(store.stats.snapshots).toBe(0);
+    expect(store.health().journalBytes).toBe(await journalSizes(dir));
+    await store.close();
+
+    // Every acknowledged write is in the journals (the operator clears the obstruction first:
+    // a directory named like the snapshot is unreadable for recovery too).
+    await rm(blocked, { recursive: true });
+    const again = await reopenIds(dir);
+    expect(again.ids).toEqual(range(1, 2 * EVERY));
+    expect(again.replayed).toBe(2 * EVERY);
+  });
+
+  it('reports recovery once when a later snapshot succeeds, and then compacts the journals', async () => {
+    const dir = await tempDir();
+    const { store, errors, recoveries } = await watchedStore(dir);
+    const blocked = await obstruct(dir, 'snapshot.json');
+    await commitUsers(store, 1, EVERY);
+    await until(() => errors.length === 1, 'the failure report');
+
+    await rm(blocked, { recursive: true }); // the operator frees the path
+    await commitUsers(store, EVERY + 1, 2 * EVERY); // next trigger: journal 3 + snapshot 3
+    await until(() => recoveries.length === 1, 'the recovery report');
+    const file = join(dir, 'snapshot.json');
+    expect(recoveries[0]).toMatchObject({ file, generation: 3, failures: 1 });
+    expect(recoveries[0]?.message).toContain(file);
+    expect(errors).toHaveLength(1);
+    expect(store.stats.snapshots).toBe(1);
+    expect((await readdir(dir)).sort()).toEqual([journal(3), 'snapshot.json']);
+    expect(store.health()).toEqual({ snapshotFailures: 0, journalBytes: await journalSizes(dir) });
+    const snapshot = JSON.parse(await readFile(file, 'utf8')) as { generation: number };
+    expect(snapshot.generation).toBe(3);
+
+    // A success after a success is not news: no further recovery report.
+    await commitUsers(store, 2 * EVERY + 1, 3 * EVERY);
+    await until(() => store.stats.snapshots === 2, 'the next snapshot');
+    expect(recoveries).toHaveLength(1);
+    await store.close();
+
+    const again = await reopenIds(dir);
+    expect(again.ids).toEqual(range(1, 3 * EVERY));
+  });
+
+  it('keeps appending to the current journal when the next one cannot be created', async () => {
+    const dir = await tempDir();
+    const { store, errors, recoveries } = await watchedStore(dir);
+    const blocked = await obstruct(dir, journal(2)); // rotation's open(..., 'wx') gets EEXIST
+
+    await commitUsers(store, 1, 2 * EVERY); // two triggers, two failed rotations
+    await until(() => store.health().snapshotFailures === 2, 'two failed rotations');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toContain(blocked);
+    expect(errors[0]?.cause).toMatchObject({ code: 'EEXIST' });
+    expect(store.stats.commits).toBe(2 * EVERY); // the store did not fail
+    const lines = (await readFile(join(dir, journal(1)), 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(2 * EVERY);
+
+    await rm(blocked, { recursive: true });
+    await commitUsers(store, 2 * EVERY + 1, 3 * EVERY);
+    await until(() => recoveries.length === 1, 'the recovery report');
+    expect(recoveries[0]).toMatchObject({ generation: 2, failures: 2 });
+    expect((await readdir(dir)).sort()).toEqual([journal(2), 'snapshot.json']);
+    await store.close();
+
+    expect((await reopenIds(dir)).ids).toEqual(range(1, 3 * EVERY));
+  });
+
+  it('survives a reporter that throws: the store keeps working and health() still tells', async () => {
+    const dir = await tempDir();
+    const store = new JournalRecordStore({
+      dir,
+      snapshotEvery: EVERY,
+      onSnapshotError: () => { throw new Error('logger is broken'); },
+    });
+    await store.open();
+    await obstruct(dir, 'snapshot.json');
+    await commitUsers(store, 1, EVERY);
+    await until(() => store.health().snapshotFailures === 1, 'the failed attempt');
+    expect(store.health().snapshotError).toMatch(/journal snapshot failed/);
+    await expect(store.commit([put(EVERY + 1)])).resolves.toBeUndefined();
+    await store.close();
+  });
+
+  it('falls back to a process warning when no reporter is given', async () => {
+    const dir = await tempDir();
+    const warnings: Error[] = [];
+    const onWarning = (w: Error): void => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      const store = new JournalRecordStore({ dir, snapshotEvery: EVERY });
+      await store.open();
+      await obstruct(dir, 'snapshot.json');
+      await commitUsers(store, 1, EVERY);
+      await until(() => warnings.length > 0, 'the warning');
+      expect(warnings[0]).toMatchObject({ code: 'ERR_STORE_SNAPSHOT_FAILED' });
+      expect(warnings[0]?.message).toContain(join(dir, 'snapshot.json'));
+      await store.close();
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
