@@ -33,7 +33,21 @@ export function selectReader(readers: readonly MessageBodyReader[], type: TypeTo
   throw new NotSupportedError(`No reader for ${mediaType?.essence ?? 'a body without Content-Type'}`, { code: 'PIPE_NO_READER' });
 }
 
-class ReadCtx implements ReaderInterceptorContext {
+/**
+ * The `Content-Length` that describes `ctx.input`: the header's value while the input is still
+ * the raw request, `undefined` once an interceptor replaced the stream (a decoded stream has
+ * another length, whether or not the interceptor dropped the header). Not validated
+ * (`Number('x')` is NaN): the consumer decides what an invalid value means, as for raw bodies.
+ * Readers get it as `ReadContext.contentLength`; decoding interceptors (gzip) use it to refuse an
+ * oversized encoded body before reading it.
+ */
+export function declaredLength(ctx: ReaderInterceptorContext): number | undefined {
+  if (ctx.input !== ctx.request.raw) return undefined;
+  const cl = ctx.headers['content-length'];
+  return cl === undefined ? undefined : Number(cl);
+}
+
+export class ReadCtx implements ReaderInterceptorContext {
   readonly request: Exchange;
   type: TypeToken;
   mediaType: MediaType | undefined;
@@ -60,13 +74,11 @@ class ReadCtx implements ReaderInterceptorContext {
     }
     const reader = selectReader(this.request.rt.body.readers, this.type, this.mediaType);
     if (this.request.trace !== undefined) this.request.trace.push(`reader:${nameOf(reader)}`);
-    const cl = this.headers['content-length'];
-    const contentLength = cl === undefined ? undefined : Number(cl);
     return reader.readFrom(this.type, this.mediaType, this.input, {
       request: this.request,
       headers: this.headers,
       limit: this.limit,
-      contentLength: this.input === this.request.raw ? contentLength : undefined,
+      contentLength: declaredLength(this),
     });
   }
 

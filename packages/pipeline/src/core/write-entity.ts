@@ -65,7 +65,7 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
   return plan;
 }
 
-function typeOf(response: Response): TypeToken {
+export function typeOf(response: Response): TypeToken {
   if (response.entityType !== undefined && response.entityType !== null) return response.entityType as TypeToken;
   const e = response.entity;
   return e === null || e === undefined ? Object : (e as object).constructor ?? Object;
@@ -102,7 +102,7 @@ export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType
 }
 
 /** The media type to write: an explicit Content-Type, the route's negotiated type, or the writers' (406 if none fits). */
-function responseMediaType(ex: Exchange, response: Response, type: TypeToken): MediaType {
+export function responseMediaType(ex: Exchange, response: Response, type: TypeToken): MediaType {
   const explicit = response.headers['content-type'];
   if (explicit !== undefined) {
     const parsed = parseMediaType(String(explicit));
@@ -157,7 +157,7 @@ function contentTypeOf(mt: MediaType): string {
   return s;
 }
 
-class WriteCtx implements WriterInterceptorContext {
+export class WriteCtx implements WriterInterceptorContext {
   readonly request: Exchange;
   readonly response: Response;
   entity: unknown;

@@ -7,16 +7,17 @@
  * expect(ctx.abortResponse).toBeUndefined();
  */
 import 'reflect-metadata';
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { Readable, Writable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { parseMediaType, type MediaType } from '../core/media-type.js';
 import type {
   Body, ContainerRequestFilter, ContainerResponseFilter, ExceptionMapper, MessageBodyReader, MessageBodyWriter,
-  ReaderInterceptor, ReaderInterceptorContext, TypeToken, WriterInterceptor, WriterInterceptorContext,
+  ReaderInterceptor, TypeToken, WriterInterceptor,
 } from '../core/providers.js';
-import { ContainerRequestContext, Phase } from '../core/request-context.js';
+import { ReadCtx } from '../core/read-entity.js';
+import { type ContainerRequestContext, Phase } from '../core/request-context.js';
 import { Response } from '../core/response.js';
-import { defaultProviders } from '../providers/index.js';
+import { responseMediaType, typeOf, WriteCtx } from '../core/write-entity.js';
+import { asExchange, BUILTIN_WRITERS, createExchange, useWriters } from './test-exchange.js';
 
 export { injectRequest } from '../core/inject.js';
 export type { InjectRequest, InjectResponse } from '../core/inject.js';
@@ -32,21 +33,13 @@ export interface TestRequestInit {
   preMatching?: boolean;
 }
 
-/** A request context over a fake request stream, as filters and interceptors receive it. */
+/**
+ * A request context over a fake request stream, as filters and interceptors receive it: the
+ * pipeline's own request object (with the built-in readers and writers behind it), so
+ * {@link runWriterInterceptors} can run on it exactly as the pipeline does.
+ */
 export function createRequestContext(init: TestRequestInit = {}): ContainerRequestContext {
-  const headers: IncomingHttpHeaders = {};
-  for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
-  const body = init.body === undefined ? undefined : Buffer.from(init.body);
-  if (body !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(body.byteLength);
-  const url = init.url ?? '/';
-  const method = (init.method ?? 'GET').toUpperCase();
-  const req = Object.assign(Readable.from(body === undefined || body.byteLength === 0 ? [] : [body]), {
-    method, url, headers, httpVersion: '1.1',
-    socket: { remoteAddress: init.remoteAddress ?? '127.0.0.1', encrypted: false },
-  }) as unknown as IncomingMessage;
-  const res = new Writable({ write: (_c, _e, cb) => cb() }) as unknown as ServerResponse;
-  const q = url.indexOf('?');
-  const ctx = new ContainerRequestContext(req, res, method, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1), false);
+  const ctx = createExchange(init);
   if (init.preMatching !== true) ctx.phase = Phase.PostMatching;
   return ctx;
 }
@@ -86,80 +79,77 @@ export async function collectBody(body: Body | undefined): Promise<Buffer> {
 /** Options for {@link runWriterInterceptors}. */
 export interface WriteTestInit {
   entity: unknown;
+  /**
+   * The media type, as if the resource method declared `@Produces(mediaType)` (default
+   * `application/json`); an explicit `Content-Type` on `response` wins, as in the pipeline. A
+   * wildcard such as `*\/*` negotiates like a method without `@Produces`: the request's Accept
+   * against the writers' media types (406 when none fits).
+   */
   mediaType?: string;
+  /** Entity type (default: the response's `entityType`, else the entity's constructor). */
   type?: TypeToken;
+  /** Must come from {@link createRequestContext} (the interceptors' `ctx.request` is this object). */
   request?: ContainerRequestContext;
   response?: Response;
-  /** Writers to choose from after the interceptors (default: the built-in ones). */
+  /** Writers to choose from after the interceptors, in this order (default: the built-in ones). */
   writers?: readonly MessageBodyWriter[];
 }
 
-/** Runs writer interceptors (in the given order) and then a writer, like the pipeline does; returns bytes and headers. */
+/**
+ * Runs writer interceptors (in the given order) and then a writer with the pipeline's own writer
+ * context: the writer is chosen after the interceptors from their last type and media type,
+ * `Content-Type` is set as the pipeline sets it, and no fitting writer rejects with the
+ * pipeline's error (`InternalServerError`, 500, `PIPE_NO_WRITER`). Returns bytes and headers.
+ */
 export async function runWriterInterceptors(interceptors: readonly WriterInterceptor[], init: WriteTestInit): Promise<{ body: Buffer; response: Response; mediaType: MediaType }> {
-  const request = init.request ?? createRequestContext();
+  const ex = asExchange(init.request ?? createRequestContext());
+  // Concurrent calls on one request context must pass the same writers (they live on its runtime).
+  useWriters(ex, init.writers ?? BUILTIN_WRITERS);
   const response = init.response ?? new Response(200, init.entity);
-  const writers = init.writers ?? (defaultProviders().filter((p) => 'writeTo' in p) as MessageBodyWriter[]);
-  let i = 0;
-  const ctx: WriterInterceptorContext = {
-    request, response, entity: init.entity,
-    type: init.type ?? (init.entity as object | null)?.constructor ?? Object,
-    mediaType: mustParse(init.mediaType ?? 'application/json'),
-    get headers() { return response.headers; },
-    body: undefined,
-    async proceed() {
-      const next = interceptors[i++];
-      if (next !== undefined) return next.aroundWriteTo(ctx);
-      const writer = writers.find((w) => w.isWriteable(ctx.type, ctx.mediaType));
-      if (writer === undefined) throw new Error(`no writer for ${ctx.mediaType.essence}`);
-      response.headers['content-type'] ??= ctx.mediaType.essence;
-      ctx.body = await writer.writeTo(ctx.entity, ctx.type, ctx.mediaType, { request, response });
-    },
-    getProperty: (n) => request.getProperty(n),
-    setProperty: (n, v) => request.setProperty(n, v),
-  };
-  await ctx.proceed();
-  return { body: await collectBody(ctx.body), response, mediaType: ctx.mediaType };
+  // The pipeline's typeOf; a response's entityType describes its own entity only.
+  const type = init.type ?? typeOf(response.entity === init.entity ? response : new Response(response.status, init.entity));
+  const produced = ex.responseMediaType;
+  ex.responseMediaType = mustParse(init.mediaType ?? 'application/json');
+  ex.phase = Phase.Responding;
+  try {
+    const ctx = new WriteCtx(ex, response, type, responseMediaType(ex, response, type), interceptors);
+    ctx.entity = init.entity;
+    await ctx.proceed();
+    return { body: await collectBody(ctx.body), response, mediaType: ctx.mediaType };
+  } finally {
+    // Matching set it in the pipeline; here it is this call's, not the next one's.
+    ex.responseMediaType = produced;
+  }
 }
 
 /** Options for {@link runReaderInterceptors}. */
 export interface ReadTestInit {
+  /** Bytes get a Content-Length (unless `headers` has one); a stream without one is chunked, as `app.inject()` sends them. */
   body: string | Uint8Array | Readable;
   headers?: Record<string, string>;
   type?: TypeToken;
+  /** Body limit in bytes (default: the pipeline's `bodyLimit` default, 1 MiB). */
   limit?: number;
+  /** Readers to choose from after the interceptors, in this order (default: the built-in ones). */
   readers?: readonly MessageBodyReader[];
 }
 
-/** Runs reader interceptors and then a reader over a body; resolves with the entity. */
+/**
+ * Runs reader interceptors and then a reader over a body with the pipeline's own reader context
+ * (a POST request); resolves with the entity. No fitting reader rejects with the pipeline's
+ * error (`NotSupportedError`, 415, `PIPE_NO_READER`). The entity parameter's empty-body policy
+ * (`undefined` or 400) is not applied: the reader's value is returned as is.
+ */
 export async function runReaderInterceptors(interceptors: readonly ReaderInterceptor[], init: ReadTestInit): Promise<unknown> {
-  const headers: IncomingHttpHeaders = {};
-  for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
-  const request = createRequestContext({ method: 'POST', headers: init.headers });
-  const input = init.body instanceof Readable ? init.body : Readable.from([Buffer.from(init.body)]);
-  const readers = init.readers ?? (defaultProviders().filter((p) => 'readFrom' in p) as MessageBodyReader[]);
-  let i = 0;
-  const ct = headers['content-type'];
-  const ctx: ReaderInterceptorContext = {
-    request, type: init.type ?? Object, mediaType: ct === undefined ? undefined : parseMediaType(ct), headers,
-    input, limit: init.limit ?? 1024 * 1024,
-    async proceed() {
-      const next = interceptors[i++];
-      if (next !== undefined) return next.aroundReadFrom(ctx);
-      const reader = readers.find((r) => r.isReadable(ctx.type, ctx.mediaType));
-      if (reader === undefined) throw new Error(`no reader for ${ctx.mediaType?.essence ?? '(none)'}`);
-      const cl = ctx.headers['content-length'];
-      return reader.readFrom(ctx.type, ctx.mediaType, ctx.input, {
-        request, headers: ctx.headers, limit: ctx.limit, contentLength: cl === undefined || ctx.input !== input ? undefined : Number(cl),
-      });
-    },
-    getProperty: (n) => request.getProperty(n),
-    setProperty: (n, v) => request.setProperty(n, v),
-  };
+  const ex = createExchange({ method: 'POST', headers: init.headers, body: init.body }, init.readers);
+  ex.phase = Phase.PostMatching;
+  const ctx = new ReadCtx(ex, init.type ?? Object, ex.mediaType, interceptors);
+  if (init.limit !== undefined) ctx.limit = init.limit;
   return ctx.proceed();
 }
 
 function mustParse(s: string): MediaType {
   const mt = parseMediaType(s);
-  if (mt === undefined) throw new Error(`invalid media type ${s}`);
+  if (mt === undefined) throw new TypeError(`invalid media type ${s}`);
   return mt;
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   BadRequestError, ContainerRequestContext, GzipReaderInterceptor, GzipWriterInterceptor, NotAuthorizedError, Response,
   type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter, type ExceptionMapper,
-  type ReaderInterceptor, type ReaderInterceptorContext,
+  type MessageBodyWriter, type ReaderInterceptor, type ReaderInterceptorContext, type WriterInterceptor, type WriterInterceptorContext,
 } from '../../src/index.js';
 import {
   collectBody, createRequestContext, injectRequest, runExceptionMapper, runReaderInterceptors, runRequestFilter,
@@ -132,6 +132,45 @@ describe('runWriterInterceptors / runReaderInterceptors', () => {
       body: Buffer.from('not gzip at all'), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
     await expect(run).rejects.toBeInstanceOf(BadRequestError);
+  });
+
+  it('without mediaType the method is taken to @Produces application/json: a string becomes a JSON string', async () => {
+    const out = await runWriterInterceptors([], { entity: 'hi' });
+    expect([out.response.getHeader('content-type'), out.body.toString(), out.mediaType.essence]).toEqual(['application/json', '"hi"', 'application/json']);
+  });
+
+  it('the interceptors get the request context passed in, and what they set stays on it', async () => {
+    const request = createRequestContext({ url: '/p' });
+    const seen: unknown[] = [];
+    const tagger: WriterInterceptor = {
+      async aroundWriteTo(ctx: WriterInterceptorContext) {
+        seen.push(ctx.request);
+        ctx.setProperty('tagged', ctx.request.path);
+        await ctx.proceed();
+      },
+    };
+    await runWriterInterceptors([tagger], { entity: { a: 1 }, request });
+    expect(seen).toEqual([request]);
+    expect(seen[0]).toBe(request);
+    expect(request.getProperty('tagged')).toBe('/p');
+  });
+
+  it('a request context not made by createRequestContext is refused with a TypeError saying so', async () => {
+    const plain = new ContainerRequestContext(createRequestContext().raw, createRequestContext().rawResponse, 'GET', '/', '', false);
+    await expect(runWriterInterceptors([], { entity: { a: 1 }, request: plain })).rejects.toThrow(/createRequestContext\(\)/);
+  });
+
+  it('writers and mediaType given to one call are not reused by the next call on the same request context', async () => {
+    const request = createRequestContext();
+    const csv = (tag: string): MessageBodyWriter => ({ isWriteable: (_t, mt) => mt.essence === 'text/csv', writeTo: () => tag });
+    const first = await runWriterInterceptors([], { entity: { a: 1 }, mediaType: 'text/csv', request, writers: [csv('first')] });
+    const second = await runWriterInterceptors([], { entity: { a: 1 }, mediaType: 'text/csv', request, writers: [csv('second')] });
+    expect([first.body.toString(), second.body.toString(), second.response.getHeader('content-type')]).toEqual(['first', 'second', 'text/csv; charset=utf-8']);
+    // Built-in writers again, and no mediaType: application/json, not the previous call's text/csv.
+    const third = await runWriterInterceptors([], { entity: { a: 1 }, request });
+    expect([third.body.toString(), third.response.getHeader('content-type')]).toEqual(['{"a":1}', 'application/json']);
+    expect(request.responseMediaType).toBeUndefined();
+    await expect(runWriterInterceptors([], { entity: { a: 1 }, mediaType: 'text/csv', request })).rejects.toMatchObject({ status: 500, code: 'PIPE_NO_WRITER' });
   });
 
   it('collectBody turns any body into bytes', async () => {

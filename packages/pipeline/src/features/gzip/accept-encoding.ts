@@ -11,9 +11,49 @@
  * - if the client weighs `identity` above gzip (`gzip;q=0.5, identity`) it prefers no coding:
  *   do not compress. Equal weights go to gzip (the server's preference).
  * - an element with a malformed weight is ignored (lenient, like a missing element).
+ *
+ * Repeated header lines arrive joined with `, ` (Node, `getHeader`), which is the same list.
+ * This runs for every compressible response, and a client sends the same value every time: the
+ * last answer is remembered (see {@link lastValueMemo}), so the common case is one string compare.
+ *
+ * @example
+ * acceptsGzip('gzip, deflate, br'); // true
+ * acceptsGzip('gzip;q=0, *');       // false: the explicit entry beats the wildcard
  */
 export function acceptsGzip(header: string | undefined): boolean {
-  if (header === undefined) return false;
+  return header === undefined ? false : cachedAcceptsGzip(header);
+}
+
+/**
+ * `compute` behind a one-entry cache: a call with the value of the previous cached call returns
+ * the previous result without computing. Values longer than `maxLength` are computed every time
+ * and leave the entry alone, so an odd, long value from one client neither stays in memory nor
+ * evicts the common one. For pure functions of short header values that repeat from request to
+ * request (as `isValidHost` does for Host).
+ *
+ * @example
+ * const parse = lastValueMemo((v: string) => v.split(','), 256);
+ */
+export function lastValueMemo<T>(compute: (value: string) => T, maxLength: number): (value: string) => T {
+  let lastValue: string | undefined;
+  let lastResult: T | undefined;
+  return (value) => {
+    if (value === lastValue) return lastResult as T;
+    const result = compute(value);
+    if (value.length <= maxLength) {
+      lastValue = value;
+      lastResult = result;
+    }
+    return result;
+  };
+}
+
+/** Real values are short ("gzip, deflate, br, zstd" is 23 characters). */
+const MAX_CACHED_LENGTH = 256;
+const cachedAcceptsGzip = lastValueMemo(parseAcceptsGzip, MAX_CACHED_LENGTH);
+
+/** {@link acceptsGzip} for a present header, without the cache. */
+function parseAcceptsGzip(header: string): boolean {
   let gzip = -1;
   let identity = -1;
   let star = -1;

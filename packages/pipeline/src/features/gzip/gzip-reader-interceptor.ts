@@ -1,11 +1,13 @@
-import { finished, pipeline, Transform, type Readable, type TransformCallback } from 'node:stream';
+import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { BadRequestError, NotSupportedError } from '../../core/errors.js';
+import { truncate } from '../../core/params.js';
 import { Priorities } from '../../core/priorities.js';
 import type { ReaderInterceptor, ReaderInterceptorContext } from '../../core/providers.js';
+import { declaredLength } from '../../core/read-entity.js';
 import { Priority } from '../../decorators/provider.js';
 import { tooLarge } from '../../providers/body-errors.js';
-import { truncate } from '../../core/params.js';
+import { BodyLimitGuard, guardStream } from '../../providers/stream.js';
 
 const ignore = (): void => {};
 
@@ -19,7 +21,10 @@ export const GzipErrorCode = {
 
 /** Options of {@link GzipReaderInterceptor}. */
 export interface GzipReaderOptions {
-  /** Most decoded bytes accepted before 413; default: the reader's limit (`ctx.limit`). */
+  /**
+   * Most decoded bytes accepted before 413; default: the reader's limit (`ctx.limit`). The
+   * compressed bytes are always capped at `ctx.limit` (`limits.bodyLimit`), whatever this is.
+   */
   maxDecodedBytes?: number;
 }
 
@@ -29,7 +34,9 @@ export interface GzipReaderOptions {
  * and `Content-Encoding` / `Content-Length` are dropped from the headers the reader sees (the
  * declared length is the encoded one). Decoded bytes are counted, so a gzip bomb stops with 413
  * at the limit instead of inflating (HARDENING.md "Bodies"); encoded bytes are capped at the
- * original `ctx.limit` too (a stream of empty gzip members decodes to nothing, forever).
+ * original `ctx.limit` too (a stream of empty gzip members decodes to nothing, forever), with the
+ * contract of a raw body: a declared `Content-Length` above it is 413 before any byte is read,
+ * and a byte count different from it is 400.
  *
  * Corrupt or truncated gzip: 400. Any other coding: 415 with `Accept-Encoding: gzip`, as RFC 9110
  * §15.5.16 asks, so the client learns what it may send.
@@ -52,7 +59,8 @@ export class GzipReaderInterceptor implements ReaderInterceptor {
   aroundReadFrom(ctx: ReaderInterceptorContext): unknown {
     if (!isGzip(ctx.headers['content-encoding'])) return ctx.proceed();
     const decodedLimit = this.maxDecodedBytes ?? ctx.limit;
-    ctx.input = gunzipBody(ctx.input, ctx.limit, decodedLimit);
+    // Throws the 413 for an oversized declared length before ctx is touched.
+    ctx.input = gunzipBody(ctx.input, ctx.limit, decodedLimit, declaredLength(ctx));
     // The reader counts what it reads, i.e. decoded bytes: give it the decoded limit.
     ctx.limit = decodedLimit;
     delete ctx.headers['content-encoding'];
@@ -85,44 +93,35 @@ function isGzip(header: string | undefined): boolean {
  * `input` gunzipped, failing with 413 once more than `maxDecodedBytes` come out (or more than
  * `maxEncodedBytes` go in) and with 400 on corrupt data.
  *
+ * The encoded side is core's {@link guardStream}, so a compressed body gets exactly the checks of
+ * a raw one: pass `contentLength` (the declared length of `input`, only while `input` is the raw
+ * request) and a value above `maxEncodedBytes` throws 413 here, before any byte is read; a byte
+ * count that differs from it fails the stream with 400. The decoded side is a
+ * {@link BodyLimitGuard} too.
+ *
  * `input` is piped, not passed to `stream.pipeline()`: pipeline would destroy it on error, and
  * destroying a half-read `IncomingMessage` destroys its socket, so the 413/400 could never be
  * sent. On failure `input` is unpiped and left paused (like `readBody`, it belongs to the
  * caller); the decoder stages are destroyed, so inflating stops at once.
+ *
+ * @example
+ * const cl = req.headers['content-length'];
+ * const body = gunzipBody(req, 1 << 20, 4 << 20, cl === undefined ? undefined : Number(cl));
  */
-export function gunzipBody(input: Readable, maxEncodedBytes: number, maxDecodedBytes: number): Readable {
-  const encoded = new ByteLimit(maxEncodedBytes);
-  const decoded = new ByteLimit(maxDecodedBytes);
+export function gunzipBody(input: Readable, maxEncodedBytes: number, maxDecodedBytes: number, contentLength?: number): Readable {
+  if (contentLength !== undefined && contentLength > maxEncodedBytes) throw tooLarge(maxEncodedBytes);
+  // guardStream also turns a client reset or abort on `input` into an error of the stage chain,
+  // so it reaches whoever reads the decoded stream.
+  const encoded = guardStream(input, maxEncodedBytes, contentLength);
+  const decoded = new DecodedLimit(maxDecodedBytes);
   pipeline(encoded, createGunzip(), decoded, ignore);
-  // A client reset or abort on `input` must reach whoever reads `decoded`.
-  const stopWatching = finished(input, { writable: false }, (err) => {
-    if (err !== undefined && err !== null) decoded.destroy(err);
-  });
-  decoded.once('close', () => {
-    stopWatching();
-    input.unpipe(encoded);
-    // Our error listener is gone; a late error on a stream nobody listens to must not crash.
-    input.on('error', ignore);
-  });
-  input.pipe(encoded);
   return decoded;
 }
 
-/** Passes bytes through, failing with 413 past `limit`; turns zlib errors into 400. */
-class ByteLimit extends Transform {
-  private seen: number;
-  private readonly limit: number;
-
+/** The decoded side's {@link BodyLimitGuard}, which also turns zlib's errors into 400. */
+class DecodedLimit extends BodyLimitGuard {
   constructor(limit: number) {
-    super();
-    this.seen = 0;
-    this.limit = limit;
-  }
-
-  override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
-    this.seen += chunk.length;
-    if (this.seen > this.limit) callback(tooLarge(this.limit));
-    else callback(null, chunk);
+    super(limit, undefined);
   }
 
   // pipeline() destroys every stage with the first error; this is where the reader-facing

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { PassThrough, Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -9,6 +10,7 @@ import { Priorities } from '../../../src/core/priorities.js';
 import type { ReaderInterceptorContext } from '../../../src/core/providers.js';
 import { ContainerRequestContext } from '../../../src/core/request-context.js';
 import { GzipErrorCode, GzipReaderInterceptor } from '../../../src/features/gzip/index.js';
+import { tooLarge } from '../../../src/providers/body-errors.js';
 import { readBody } from '../../../src/providers/read-body.js';
 
 const gzipAsync = promisify(gzip);
@@ -16,10 +18,12 @@ const MiB = 1024 * 1024;
 
 /**
  * A ReaderInterceptorContext whose proceed() plays the MessageBodyReader: the real `readBody`
- * over whatever `ctx.input` / `ctx.limit` the interceptor left.
+ * over whatever `ctx.input` / `ctx.limit` the interceptor left. With `raw`, `input` is the
+ * request itself (as in the pipeline before any interceptor replaced it), so its declared
+ * Content-Length applies to it.
  */
-function readCtx(input: Readable, headers: IncomingHttpHeaders, limit = MiB): ReaderInterceptorContext & { proceeded: number } {
-  const fakeReq = { headers } as unknown as IncomingMessage;
+function readCtx(input: Readable, headers: IncomingHttpHeaders, limit = MiB, raw = false): ReaderInterceptorContext & { proceeded: number } {
+  const fakeReq = (raw ? Object.assign(input, { headers }) : { headers }) as unknown as IncomingMessage;
   const request = new ContainerRequestContext(fakeReq, {} as ServerResponse, 'POST', '/x', '', false);
   const props = new Map<string, unknown>();
   const ctx = {
@@ -168,6 +172,7 @@ describe('GzipReaderInterceptor', () => {
       // IncomingMessage kills the socket and the 413 could not be sent.
       expect(input.destroyed).toBe(false);
       expect(input.isPaused()).toBe(true);
+      expect(input.listenerCount('data')).toBe(0); // unpiped: nothing more reaches the decoder
     });
 
     it('an endless bomb: reading the compressed input stops shortly after the limit', async () => {
@@ -207,6 +212,64 @@ describe('GzipReaderInterceptor', () => {
       const err = await rejection(new GzipReaderInterceptor({ maxDecodedBytes: MiB }).aroundReadFrom(ctx));
       expect(err.status).toBe(413);
       expect(input.pulled()).toBeLessThan(5000);
+    });
+  });
+
+  describe('the declared Content-Length of the compressed body (the raw-body contract)', () => {
+    /** Valid gzip without end (empty members), counted: only a limit can stop reading it. */
+    const endless = async (): Promise<Readable & { pulled: () => number }> => {
+      const member = await gzipAsync(Buffer.alloc(0));
+      let i = 0;
+      const src = new Readable({ highWaterMark: 1, read() { if (i < 100_000) { i++; this.push(member); } } });
+      return Object.assign(src, { pulled: () => i });
+    };
+
+    it('above ctx.limit: 413 with the raw-body error before a byte is read, the reader never runs', async () => {
+      const input = await endless();
+      const ctx = readCtx(input, { 'content-encoding': 'gzip', 'content-length': String(64 * 1024 + 1) }, 64 * 1024, true);
+      const err = await rejection((async () => new GzipReaderInterceptor({ maxDecodedBytes: MiB }).aroundReadFrom(ctx))());
+      const raw = tooLarge(64 * 1024);
+      expect([err.status, err.code, err.message]).toEqual([raw.status, raw.code, raw.message]);
+      expect(input.pulled()).toBe(0);
+      expect(ctx.proceeded).toBe(0);
+      // ctx untouched: nothing was piped, the limit and headers are the request's
+      expect(ctx.input).toBe(input);
+      expect(ctx.limit).toBe(64 * 1024);
+      expect(ctx.headers['content-encoding']).toBe('gzip');
+      expect(input.listenerCount('data')).toBe(0);
+    });
+
+    it('at exactly ctx.limit the body is read', async () => {
+      const gz = await gzipAsync(json);
+      const input = countingSource([gz]);
+      const ctx = readCtx(input, { 'content-encoding': 'gzip', 'content-length': String(gz.length) }, gz.length, true);
+      const body = await read(new GzipReaderInterceptor({ maxDecodedBytes: MiB }), ctx);
+      expect(body.toString()).toBe(json);
+    });
+
+    it('the compressed bytes are held to ctx.limit, not maxDecodedBytes: a declared length between the two is read', async () => {
+      // Incompressible bytes: the gzip form is longer than the decoded form.
+      const bytes = randomBytes(1000);
+      const gz = await gzipAsync(bytes);
+      expect(gz.length).toBeGreaterThan(bytes.length);
+      const ctx = readCtx(countingSource([gz]), { 'content-encoding': 'gzip', 'content-length': String(gz.length) }, 64 * 1024, true);
+      const body = await read(new GzipReaderInterceptor({ maxDecodedBytes: bytes.length }), ctx);
+      expect(body.equals(bytes)).toBe(true);
+    });
+
+    it('counts only while the input is the raw request (an earlier interceptor replaced it)', async () => {
+      const gz = await gzipAsync(json);
+      const ctx = readCtx(Readable.from([gz]), { 'content-encoding': 'gzip', 'content-length': String(10 * MiB) }, MiB);
+      const body = await read(new GzipReaderInterceptor(), ctx);
+      expect(body.toString()).toBe(json);
+    });
+
+    it.each([['shorter', 5], ['longer', -5]])('compressed bytes %s than declared: 400 PIPE_BODY_LENGTH_MISMATCH', async (_name, delta) => {
+      const gz = await gzipAsync(json);
+      const ctx = readCtx(countingSource([gz]), { 'content-encoding': 'gzip', 'content-length': String(gz.length + delta) }, MiB, true);
+      const err = await rejection(new GzipReaderInterceptor().aroundReadFrom(ctx));
+      expect(err.status).toBe(400);
+      expect(err.code).toBe('PIPE_BODY_LENGTH_MISMATCH');
     });
   });
 

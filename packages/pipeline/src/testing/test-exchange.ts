@@ -1,0 +1,108 @@
+/**
+ * The request objects behind `@jaxrs-node/pipeline/testing`. The core's reader and writer
+ * contexts (read-entity.ts, write-entity.ts) take the pipeline's {@link Exchange} and find the
+ * readers, writers and limits on its runtime: building a real Exchange over a small runtime lets
+ * the testing helpers run that code itself instead of a copy of it.
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { Readable, Writable } from 'node:stream';
+import { container as rootContainer } from 'tsyringe';
+import { defaultErrorBody } from '../core/application.js';
+import { DEFAULT_LIMITS } from '../core/defaults.js';
+import { Exchange } from '../core/exchange.js';
+import type { PathEntry } from '../core/model.js';
+import type { MessageBodyReader, MessageBodyWriter } from '../core/providers.js';
+import type { ContainerRequestContext } from '../core/request-context.js';
+import { Router } from '../core/router.js';
+import type { Runtime } from '../core/runtime.js';
+import { defaultProviders } from '../providers/index.js';
+
+// The built-in providers as an Application without ContextResolvers gets them, in the same order.
+const builtins = defaultProviders(undefined);
+const has = (o: object, m: string): boolean => typeof (o as Record<string, unknown>)[m] === 'function';
+/** The readers an application registers when it has none of its own. */
+export const BUILTIN_READERS: readonly MessageBodyReader[] = builtins.filter((p) => has(p, 'readFrom')) as MessageBodyReader[];
+/** The writers an application registers when it has none of its own. */
+export const BUILTIN_WRITERS: readonly MessageBodyWriter[] = builtins.filter((p) => has(p, 'writeTo')) as MessageBodyWriter[];
+
+/**
+ * A runtime with only body providers and the default limits: no routes, filters or mappers (the
+ * helpers run one component). Testing helpers never send, so nothing is logged or finished here:
+ * errors reach the caller as rejections.
+ */
+function testRuntime(readers: readonly MessageBodyReader[], writers: readonly MessageBodyWriter[]): Runtime {
+  return {
+    router: new Router<PathEntry>(),
+    preMatchFilters: [],
+    global: { responseFilters: [], writerInterceptors: [] },
+    mappers: [],
+    mapperCache: new Map(),
+    body: { readers, writers },
+    container: rootContainer,
+    limits: DEFAULT_LIMITS,
+    errorBody: defaultErrorBody,
+    logError: () => undefined,
+    tracing: false,
+    state: { inflight: 0, closing: false, onIdle: undefined },
+    finish: () => undefined,
+  };
+}
+
+const defaultRuntime = testRuntime(BUILTIN_READERS, BUILTIN_WRITERS);
+
+/** What {@link createExchange} builds a request from. */
+export interface ExchangeInit {
+  method?: string;
+  url?: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Uint8Array | Readable;
+  remoteAddress?: string;
+}
+
+/**
+ * An Exchange over a fake request stream, framed as `app.inject()` frames it: bytes get a
+ * Content-Length, a stream without one is chunked. `readers` (default: the built-ins) are the
+ * ones the core's reader context will choose from.
+ */
+export function createExchange(init: ExchangeInit, readers?: readonly MessageBodyReader[]): Exchange {
+  const headers: IncomingHttpHeaders = {};
+  for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
+  let stream: Readable;
+  if (init.body instanceof Readable) {
+    stream = init.body;
+    if (headers['content-length'] === undefined) headers['transfer-encoding'] = 'chunked';
+  } else {
+    const bytes = init.body === undefined ? undefined : Buffer.from(init.body);
+    if (bytes !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(bytes.byteLength);
+    stream = Readable.from(bytes === undefined || bytes.byteLength === 0 ? [] : [bytes]);
+  }
+  const url = init.url ?? '/';
+  const req = Object.assign(stream, {
+    method: (init.method ?? 'GET').toUpperCase(), url, headers, httpVersion: '1.1',
+    socket: { remoteAddress: init.remoteAddress ?? '127.0.0.1', encrypted: false },
+  }) as unknown as IncomingMessage;
+  const res = new Writable({ write: (_c, _e, cb) => cb() }) as unknown as ServerResponse;
+  const q = url.indexOf('?');
+  const rt = readers === undefined ? defaultRuntime : testRuntime(readers, BUILTIN_WRITERS);
+  return new Exchange(rt, req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
+}
+
+/**
+ * The Exchange behind a request context. The interceptor must see the caller's own object
+ * (`ctx.request` is the request filters saw, properties included), so a context that is not an
+ * Exchange cannot be used: copying it would split its properties in two.
+ */
+export function asExchange(request: ContainerRequestContext): Exchange {
+  if (request instanceof Exchange) return request;
+  throw new TypeError('The request must be a context from createRequestContext() (the pipeline runs interceptors on its own request object)');
+}
+
+/**
+ * Makes `ex` choose among `writers`. The core caches writer choices per runtime, so other writers
+ * mean another runtime, never a changed one.
+ */
+export function useWriters(ex: Exchange, writers: readonly MessageBodyWriter[]): void {
+  if (ex.rt.body.writers === writers) return;
+  // `rt` is readonly for the pipeline, whose runtime never changes; a test context's may, per helper call.
+  (ex as { rt: Runtime }).rt = testRuntime(ex.rt.body.readers, writers);
+}
