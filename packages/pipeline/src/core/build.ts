@@ -254,7 +254,7 @@ function pathEntry(routes: RouteMethod[]): PathEntry {
   if (allow.has('GET')) allow.add('HEAD');
   allow.add('OPTIONS');
   const allowList = [...allow].sort();
-  return { byMethod, allow: allowList.join(', '), allowList };
+  return { methods: [...byMethod.keys()], lists: [...byMethod.values()], allow: allowList.join(', '), allowList };
 }
 
 function compileArgs(cls: Constructor, methodName: string, mm: MethodMeta, info: ResourceInfo, converters: readonly ParamConverterProvider[]): Pick<RouteMethod, 'args' | 'entity'> & { form: boolean } {

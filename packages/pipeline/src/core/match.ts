@@ -1,7 +1,7 @@
 import { NotAcceptableError, NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from './errors.js';
 import { compareNegotiations, consumes, negotiate, negotiateDetailed, type MediaType, type Negotiation } from './media-type.js';
 import type { Exchange } from './exchange.js';
-import type { RouteMethod } from './model.js';
+import { candidatesFor, type RouteMethod } from './model.js';
 import { Response } from './response.js';
 
 /**
@@ -21,10 +21,10 @@ export function match(ex: Exchange): Response | undefined {
   const entry = found.values[0]!;
   ex.pathNames = found.names;
   ex.pathValues = found.args;
-  let candidates = entry.byMethod.get(ex.method);
+  let candidates = candidatesFor(entry, ex.method);
   if (candidates === undefined) {
     if (ex.method === 'HEAD') {
-      candidates = entry.byMethod.get('GET');
+      candidates = candidatesFor(entry, 'GET');
       ex.isHead = true;
     } else if (ex.method === 'OPTIONS') {
       return Response.ok().header('allow', entry.allow).build();

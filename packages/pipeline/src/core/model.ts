@@ -56,7 +56,9 @@ export interface RouteMethod extends ResponseChains {
 
 /** All methods sharing one path template. */
 export interface PathEntry {
-  readonly byMethod: ReadonlyMap<string, readonly RouteMethod[]>;
+  /** HTTP methods with at least one resource method here; `lists[i]` holds those of `methods[i]`. */
+  readonly methods: readonly string[];
+  readonly lists: readonly (readonly RouteMethod[])[];
   /** `Allow` value: the methods, plus HEAD when GET exists and OPTIONS. */
   readonly allow: string;
   readonly allowList: readonly string[];
@@ -74,4 +76,15 @@ export interface MapperEntry {
 export interface BodyProviders {
   readonly readers: readonly MessageBodyReader[];
   readonly writers: readonly MessageBodyWriter[];
+}
+
+/**
+ * The resource methods of `entry` for an HTTP method, or undefined. A scan, not a Map: a path has
+ * a handful of methods, and Node's method names are interned strings, so each comparison is
+ * a pointer check (cheaper than hashing).
+ */
+export function candidatesFor(entry: PathEntry, method: string): readonly RouteMethod[] | undefined {
+  const methods = entry.methods;
+  for (let i = 0; i < methods.length; i++) if (methods[i] === method) return entry.lists[i];
+  return undefined;
 }

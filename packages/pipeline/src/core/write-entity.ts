@@ -1,3 +1,5 @@
+// An imported binding, not the global: in optimized code a global `Buffer` was an IC call per response.
+import { Buffer } from 'node:buffer';
 import { pipeline, Readable } from 'node:stream';
 import { InternalServerError } from './errors.js';
 import { notAcceptable } from './match.js';
