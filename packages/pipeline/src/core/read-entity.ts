@@ -5,6 +5,7 @@ import type { Exchange } from './exchange.js';
 import type { MediaType } from './media-type.js';
 import type { EntityParam } from './model.js';
 import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from './providers.js';
+import { mediaTypeKey, ProviderCache } from './provider-cache.js';
 import { nameOf } from './request-filters.js';
 
 /**
@@ -27,9 +28,28 @@ function absent(param: EntityParam): undefined {
   throw new BadRequestError('A request body is required', { code: 'PIPE_BODY_REQUIRED' });
 }
 
-/** Picks the first reader able to read `type` as `mediaType` (readers are pre-sorted). */
+const readerCache = new WeakMap<readonly MessageBodyReader[], ProviderCache<MessageBodyReader>>();
+
+/**
+ * Picks the first reader able to read `type` as `mediaType` (readers are pre-sorted). The choice
+ * is cached per reader list (one per runtime, built once, never changed) and (type, full media
+ * type with its parameters: a reader may decide on the charset), bounded by
+ * {@link ProviderCache} because the media type is the client's `Content-Type`. A miss is not
+ * cached: it is the 415 error path, a scan costs no more than before, and junk media types do not
+ * take the slots real ones need.
+ */
 export function selectReader(readers: readonly MessageBodyReader[], type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader {
-  for (const r of readers) if (r.isReadable(type, mediaType)) return r;
+  let cache = readerCache.get(readers);
+  if (cache === undefined) readerCache.set(readers, (cache = new ProviderCache()));
+  const key = mediaTypeKey(mediaType);
+  const hit = cache.get(type, key);
+  if (hit !== undefined) return hit;
+  for (const r of readers) {
+    if (r.isReadable(type, mediaType)) {
+      cache.set(type, key, r);
+      return r;
+    }
+  }
   throw new NotSupportedError(`No reader for ${mediaType?.essence ?? 'a body without Content-Type'}`, { code: 'PIPE_NO_READER' });
 }
 

@@ -1,14 +1,13 @@
-// An imported binding, not the global: in optimized code a global `Buffer` was an IC call per response.
-import { Buffer } from 'node:buffer';
-import { pipeline, Readable } from 'node:stream';
 import { InternalServerError } from './errors.js';
 import { notAcceptable } from './match.js';
 import type { Exchange } from './exchange.js';
 import { mediaTypeString, negotiate, parseMediaType, type MediaType } from './media-type.js';
 import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
 import type { Response } from './response.js';
+import { mediaTypeKey, ProviderCache } from './provider-cache.js';
 import { nameOf } from './request-filters.js';
 import { isThenable, type Step } from './thenable.js';
+import { send } from './send.js';
 import { typeName } from './type-name.js';
 
 /**
@@ -34,7 +33,7 @@ export function writeResponse(ex: Exchange, response: Response, interceptors: re
 /** A writer decision: which writer, which media type, which Content-Type string. */
 export interface WritePlan {
   readonly type: TypeToken;
-  /** The request's raw Accept header the decision was made for. */
+  /** The request's raw Accept header the decision was made for (compared only when it matters, see {@link planFor}). */
   readonly accept: string | undefined;
   /** The route's negotiated `@Produces` type it was made with. */
   readonly produced: MediaType | undefined;
@@ -45,26 +44,38 @@ export interface WritePlan {
 
 /**
  * The writer decision for this response. A route keeps its last decision (a monomorphic inline
- * cache): the same entity type, Accept header and negotiated type give the same answer, so the
- * usual request skips negotiation and the writer lookups. Explicit Content-Type, error
- * responses (whose fallback differs) and tracing always take the full path.
+ * cache): the same entity type, negotiated type and (when it matters) Accept header give the same
+ * answer, so the usual request skips negotiation and the writer lookups. Explicit Content-Type,
+ * error responses (whose fallback differs) and tracing always take the full path.
  */
 function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
   const route = ex.route;
   const accept = ex.headers.accept;
+  const produced = ex.responseMediaType;
   const cacheable = route !== undefined && ex.trace === undefined && response.status < 400 && !ex.mapped
     && response.headers['content-type'] === undefined;
   if (cacheable) {
     const p = route.writePlan;
-    if (p !== undefined && p.type === type && p.accept === accept && p.produced === ex.responseMediaType) return p;
+    if (p !== undefined && p.type === type && p.produced === produced && (p.accept === accept || acceptIgnored(produced))) return p;
   }
   const mediaType = responseMediaType(ex, response, type);
   const plan: WritePlan = {
-    type, accept, produced: ex.responseMediaType, mediaType,
+    type, accept, produced, mediaType,
     writer: selectWriter(ex, type, mediaType), contentType: contentTypeOf(mediaType),
   };
   if (cacheable) route.writePlan = plan;
   return plan;
+}
+
+/**
+ * Can the Accept header not change a cacheable decision? True when the route negotiated a
+ * concrete type: {@link responseMediaType} then returns it before looking at Accept for a
+ * non-error response without an explicit Content-Type (the only ones {@link planFor} caches).
+ * Without `@Produces`, or with a wildcard a filter set, the writers' types are negotiated against
+ * Accept. Keep this in step with the first branch of {@link responseMediaType}.
+ */
+function acceptIgnored(produced: MediaType | undefined): boolean {
+  return produced !== undefined && produced.type !== '*' && produced.subtype !== '*';
 }
 
 export function typeOf(response: Response): TypeToken {
@@ -73,7 +84,7 @@ export function typeOf(response: Response): TypeToken {
   return e === null || e === undefined ? Object : (e as object).constructor ?? Object;
 }
 
-const writerCache = new WeakMap<Exchange['rt'], Map<unknown, Map<string, MessageBodyWriter>>>();
+const writerCache = new WeakMap<Exchange['rt'], ProviderCache<MessageBodyWriter>>();
 
 /** First writer able to write `type` as `mediaType`, or undefined (not cached). */
 function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter | undefined {
@@ -82,22 +93,22 @@ function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): Messag
 }
 
 /**
- * First writer able to write `type` as `mediaType`; cached per (type, full media type: writers
- * decide on parameters too, e.g. a charset). None → 500.
+ * First writer able to write `type` as `mediaType`; cached per runtime and (type, full media
+ * type: writers decide on parameters too, e.g. a charset). The cache is bounded
+ * ({@link ProviderCache}): through a wildcard `@Produces` the media type is the client's Accept
+ * range, parameters included. None → 500 (not cached: an error path).
  */
 export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter {
-  let byRt = writerCache.get(ex.rt);
-  if (byRt === undefined) writerCache.set(ex.rt, (byRt = new Map()));
-  let byType = byRt.get(type);
-  if (byType === undefined) byRt.set(type, (byType = new Map()));
-  const key = mediaTypeString(mediaType);
-  let writer = byType.get(key);
+  let cache = writerCache.get(ex.rt);
+  if (cache === undefined) writerCache.set(ex.rt, (cache = new ProviderCache()));
+  const key = mediaTypeKey(mediaType);
+  let writer = cache.get(type, key);
   if (writer === undefined) {
     writer = findWriter(ex, type, mediaType);
     if (writer === undefined) {
       throw new InternalServerError(`No MessageBodyWriter for ${typeName(type)} as ${mediaType.essence}`, { code: 'PIPE_NO_WRITER' });
     }
-    byType.set(key, writer);
+    cache.set(type, key, writer);
   }
   if (ex.trace !== undefined) ex.trace.push(`writer:${nameOf(writer)}`);
   return writer;
@@ -193,66 +204,4 @@ export class WriteCtx implements WriterInterceptorContext {
 
   getProperty(name: string): unknown { return this.request.getProperty(name); }
   setProperty(name: string, value: unknown): void { this.request.setProperty(name, value); }
-}
-
-function noBodyStatus(status: number): boolean {
-  return status === 204 || status === 304 || (status >= 100 && status < 200);
-}
-
-/** Puts the response on the wire: one writeHead + one end for bytes, a pipe with backpressure for streams. */
-export function send(ex: Exchange, response: Response, body: Body | undefined): Step {
-  const res = ex.rawResponse;
-  const headers = response.headers;
-  const status = response.status;
-  if (ex.rt.state.closing || unreadBody(ex)) headers.connection = 'close';
-  if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
-  const noBody = noBodyStatus(status);
-  if (body === undefined || noBody) {
-    if (body instanceof Readable) body.destroy();
-    if (!noBody && headers['content-length'] === undefined) headers['content-length'] = 0;
-    res.writeHead(status, headers);
-    res.end();
-    ex.rt.finish(ex, status);
-    return;
-  }
-  if (typeof body === 'string' || body instanceof Uint8Array) {
-    headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
-    res.writeHead(status, headers);
-    if (ex.isHead) res.end();
-    else res.end(body);
-    ex.rt.finish(ex, status);
-    return;
-  }
-  return sendStream(ex, response, body);
-}
-
-/**
- * A request body left unread (an early 413/415, an abort, a method that ignored it): close the
- * connection after this response instead of letting Node read and discard the rest (HARDENING.md).
- */
-function unreadBody(ex: Exchange): boolean {
-  return ex.raw.complete === false && ex.hasEntity();
-}
-
-/** The rest of {@link send} for a stream body (`connection` and trace headers already set). */
-function sendStream(ex: Exchange, response: Response, body: Readable): Step {
-  const res = ex.rawResponse;
-  res.writeHead(response.status, response.headers);
-  if (ex.isHead) {
-    body.destroy();
-    res.end();
-    ex.rt.finish(ex, response.status);
-    return;
-  }
-  return new Promise<void>((resolve) => {
-    // pipeline() destroys the source when the client goes away, so producers stop (backpressure too).
-    pipeline(body, res, (err) => {
-      if (err !== undefined && err !== null) {
-        if (!res.destroyed) res.destroy(err);
-        if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') ex.rt.logError(err, ex);
-      }
-      ex.rt.finish(ex, response.status);
-      resolve();
-    });
-  });
 }

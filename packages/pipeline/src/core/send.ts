@@ -1,0 +1,73 @@
+/**
+ * The last step of every response: headers and body on the wire, then the request's
+ * exactly-once accounting (`rt.finish`).
+ */
+// An imported binding, not the global: in optimized code a global `Buffer` was an IC call per response.
+import { Buffer } from 'node:buffer';
+import { pipeline, Readable } from 'node:stream';
+import type { Exchange } from './exchange.js';
+import type { Body } from './providers.js';
+import type { Response } from './response.js';
+import type { Step } from './thenable.js';
+
+function noBodyStatus(status: number): boolean {
+  return status === 204 || status === 304 || (status >= 100 && status < 200);
+}
+
+/** Puts the response on the wire: one writeHead + one end for bytes, a pipe with backpressure for streams. */
+export function send(ex: Exchange, response: Response, body: Body | undefined): Step {
+  const res = ex.rawResponse;
+  const headers = response.headers;
+  const status = response.status;
+  if (ex.rt.state.closing || unreadBody(ex)) headers.connection = 'close';
+  if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
+  const noBody = noBodyStatus(status);
+  if (body === undefined || noBody) {
+    if (body instanceof Readable) body.destroy();
+    if (!noBody && headers['content-length'] === undefined) headers['content-length'] = 0;
+    res.writeHead(status, headers);
+    res.end();
+    ex.rt.finish(ex, status);
+    return;
+  }
+  if (typeof body === 'string' || body instanceof Uint8Array) {
+    headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    res.writeHead(status, headers);
+    if (ex.isHead) res.end();
+    else res.end(body);
+    ex.rt.finish(ex, status);
+    return;
+  }
+  return sendStream(ex, response, body);
+}
+
+/**
+ * A request body left unread (an early 413/415, an abort, a method that ignored it): close the
+ * connection after this response instead of letting Node read and discard the rest (HARDENING.md).
+ */
+function unreadBody(ex: Exchange): boolean {
+  return ex.raw.complete === false && ex.hasEntity();
+}
+
+/** The rest of {@link send} for a stream body (`connection` and trace headers already set). */
+function sendStream(ex: Exchange, response: Response, body: Readable): Step {
+  const res = ex.rawResponse;
+  res.writeHead(response.status, response.headers);
+  if (ex.isHead) {
+    body.destroy();
+    res.end();
+    ex.rt.finish(ex, response.status);
+    return;
+  }
+  return new Promise<void>((resolve) => {
+    // pipeline() destroys the source when the client goes away, so producers stop (backpressure too).
+    pipeline(body, res, (err) => {
+      if (err !== undefined && err !== null) {
+        if (!res.destroyed) res.destroy(err);
+        if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') ex.rt.logError(err, ex);
+      }
+      ex.rt.finish(ex, response.status);
+      resolve();
+    });
+  });
+}
