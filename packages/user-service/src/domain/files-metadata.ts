@@ -4,6 +4,7 @@
  * from a URL. HARDENING "Multipart": store under a server-generated id, keep the name as metadata.
  */
 import { NotFoundError } from '@jaxrs-node/pipeline';
+import { parseRecordId } from './record-id.js';
 
 /** Longest kept filename, in code points (the usual file-system limit for one path segment). */
 export const MAX_FILENAME_LENGTH = 255;
@@ -70,15 +71,8 @@ export function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/**
- * A record id from a path parameter: a decimal string (or number) naming a positive safe
- * integer, else `undefined`. Rejects `../../etc/passwd`, `1/../2`, `%2e%2e`, `1e3`, `-1`, `0x10`,
- * ` 1`, and more than 16 digits (which also bounds the work).
- */
-export function parseRecordId(raw: string | number): number | undefined {
-  const id = typeof raw === 'number' ? raw : /^[0-9]{1,16}$/.test(raw) ? Number(raw) : Number.NaN;
-  return Number.isSafeInteger(id) && id >= 1 ? id : undefined;
-}
+/** Re-exported for existing importers; the parser lives in record-id.ts. */
+export { parseRecordId };
 
 /**
  * The id of a stored file from a path parameter (see {@link parseRecordId}). Anything that is not

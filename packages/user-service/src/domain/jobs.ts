@@ -11,7 +11,7 @@
  */
 import { BadRequestError, NotFoundError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
 import type { Mutation } from '../storage/record-store.js';
-import { parseRecordId } from './files-metadata.js';
+import { parseRecordId } from './record-id.js';
 import {
   itemErrors,
   JOB_ITEMS_COLLECTION,

@@ -17,13 +17,22 @@ export interface SortSpec {
   direction: SortDirection;
 }
 
-/** A validated page request. */
+/** Compile-time brand: only this module's validators produce a {@link PageRequest}. */
+declare const VALIDATED: unique symbol;
+
+/**
+ * A validated, frozen page request, made only by {@link parsePageQuery} or
+ * {@link normalizePageRequest}. The brand lets the HTTP layer validate once and hand the result to
+ * the service, which then uses it as is instead of validating it again; a look-alike plain object
+ * carries no brand at run time ({@link isPageRequest}) and is validated like any other input.
+ */
 export interface PageRequest {
   /** Zero-based page index. */
-  page: number;
+  readonly page: number;
   /** Items per page, 1..{@link MAX_PAGE_SIZE}. */
-  size: number;
-  sort: SortSpec;
+  readonly size: number;
+  readonly sort: Readonly<SortSpec>;
+  readonly [VALIDATED]: true;
 }
 
 /** Query parameters as they arrive (absent = default). */
@@ -56,6 +65,24 @@ export const MAX_PAGE_INDEX = 2_147_483_647;
 export const DEFAULT_SORT: Readonly<SortSpec> = Object.freeze({ field: 'id', direction: 'asc' });
 
 const DIGITS = /^[0-9]{1,10}$/;
+
+/**
+ * Every request this module validated. A WeakSet rather than a property: a look-alike object can
+ * not forge membership, the request's shape (and `toEqual` on it) stays `{page, size, sort}`, and
+ * the frozen request can not be changed into an invalid one after the check.
+ */
+const validated = new WeakSet<object>();
+
+function validRequest(page: number, size: number, sort: SortSpec): PageRequest {
+  const request = Object.freeze({ page, size, sort: Object.isFrozen(sort) ? sort : Object.freeze(sort) });
+  validated.add(request);
+  return request as PageRequest;
+}
+
+/** True for a request made by {@link parsePageQuery} or {@link normalizePageRequest}. */
+export function isPageRequest(value: unknown): value is PageRequest {
+  return typeof value === 'object' && value !== null && validated.has(value);
+}
 
 /** The number in `raw`, `fallback` when absent, `undefined` when invalid (already reported). */
 function parseCount(name: string, raw: string | undefined, fallback: number, out: Violation[]): number | undefined {
@@ -92,9 +119,12 @@ function checkRanges(page: number | undefined, size: number | undefined, out: Vi
 
 /**
  * Validates a programmatic page request and fills defaults (page 0, size 20, sort `id,asc`).
+ * A request that is already validated ({@link isPageRequest}) is returned as is, so callers such
+ * as the service may pass either kind and the HTTP query is validated exactly once.
  * @throws BadRequestError listing every invalid parameter.
  */
-export function normalizePageRequest(input: PageRequestInput): PageRequest {
+export function normalizePageRequest(input: PageRequestInput | PageRequest): PageRequest {
+  if (isPageRequest(input)) return input;
   const violations: Violation[] = [];
   const page = input.page ?? 0;
   const size = input.size ?? DEFAULT_PAGE_SIZE;
@@ -103,7 +133,7 @@ export function normalizePageRequest(input: PageRequestInput): PageRequest {
   if (typeof input.sort === 'string') sort = parseSort(input.sort, violations);
   else if (input.sort !== undefined) sort = parseSort(`${input.sort.field},${input.sort.direction}`, violations);
   if (violations.length > 0 || sort === undefined) throw validationFailed(violations);
-  return { page, size, sort };
+  return validRequest(page, size, sort);
 }
 
 /**
@@ -122,11 +152,11 @@ export function parsePageQuery(raw: RawPageQuery): PageRequest {
   if (violations.length > 0 || page === undefined || size === undefined || sort === undefined) {
     throw validationFailed(violations);
   }
-  return { page, size, sort };
+  return validRequest(page, size, sort);
 }
 
 /** Wraps one page of content with its totals. */
-export function toPage<T>(content: T[], request: PageRequest, totalElements: number): Page<T> {
+export function toPage<T>(content: T[], request: Pick<PageRequest, 'page' | 'size'>, totalElements: number): Page<T> {
   return {
     content,
     page: request.page,

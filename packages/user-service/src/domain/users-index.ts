@@ -58,11 +58,20 @@ export class UsersIndex {
    * nearly as big, and repeated deep paging between writes then costs a slice.
    */
   sortedBy(key: string, compare: (a: StoredUser, b: StoredUser) => number): readonly StoredUser[] {
-    const cached = this.cache;
-    if (cached !== undefined && cached.key === key && cached.version === this.changes) return cached.records;
+    const cached = this.cachedSort(key);
+    if (cached !== undefined) return cached;
     const records = [...this.records()].sort(compare);
     this.cache = { key, version: this.changes, records };
     return records;
+  }
+
+  /**
+   * The full sort cached under `key` if no write happened since it was built, else `undefined`;
+   * never builds one. Lets shallow pages reuse a sort a deep page already paid for.
+   */
+  cachedSort(key: string): readonly StoredUser[] | undefined {
+    const cached = this.cache;
+    return cached !== undefined && cached.key === key && cached.version === this.changes ? cached.records : undefined;
   }
 
   /**

@@ -23,13 +23,16 @@
  * - Pages sorted by another field: no full sort per request. One pass over the array with a
  *   bounded heap (paging-select.ts), O(n log k), k = min((page+1)*size, n - page*size), so the
  *   first and last pages are cheap. When k would exceed HEAP_WINDOW_LIMIT (deep middle pages)
- *   a full sort is built once and cached until the next write.
+ *   a full sort is built once and cached until the next write; while it is valid every page of
+ *   that order (shallow ones too) is a slice of it.
  * - findByEmail and search: a linear scan of the array in id order (O(n), documented), stopped
  *   at 1000 results, the SPEC's unpaged-list limit.
  */
 import type { RecordStore } from '../storage/record-store.js';
 import { NotFoundError } from '@jaxrs-node/pipeline';
-import { normalizePageRequest, toPage, userComparator, type Page, type PageRequestInput } from './paging.js';
+import {
+  normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput,
+} from './paging.js';
 import { selectWindow } from './paging-select.js';
 import { UsersIndex } from './users-index.js';
 import {
@@ -166,9 +169,13 @@ export class UserService {
 
   /**
    * One page of regular users. Defaults: page 0, size 20, sort id,asc.
+   *
+   * `request` is either a {@link PageRequest} already validated by the caller (the HTTP resource
+   * passes the result of `parsePageQuery`), used as is, or raw input (jobs, tests, other
+   * services), validated here; either way it is validated exactly once.
    * @throws BadRequestError naming every invalid parameter.
    */
-  page(request: PageRequestInput = {}, filter: { email?: string } = {}): Page<UserRepresentation> {
+  page(request: PageRequest | PageRequestInput = {}, filter: { email?: string } = {}): Page<UserRepresentation> {
     const req = normalizePageRequest(request);
     const email = filter.email;
     if (email !== undefined) {
@@ -181,16 +188,24 @@ export class UserService {
     const total = records.length;
     const offset = req.page * req.size;
     const { field, direction } = req.sort;
+    const sortKey = `${field},${direction}`;
     let users: readonly StoredUser[];
     if (field === 'id') {
       // Natural order: no sorting, just positions in the id index (from the end for desc).
       users = direction === 'asc'
         ? records.slice(offset, offset + req.size)
         : records.slice(Math.max(0, total - offset - req.size), Math.max(0, total - offset)).reverse();
-    } else if (Math.min(offset + req.size, total - offset) <= this.heapWindowLimit) {
-      users = selectWindow(() => records, total, offset, req.size, userComparator(req.sort));
     } else {
-      users = this.index.sortedBy(`${field},${direction}`, userComparator(req.sort)).slice(offset, offset + req.size);
+      const compare = userComparator(req.sort);
+      // A full sort an earlier deep page paid for (no write since) serves every page of its order
+      // as a slice; without one, shallow windows use the bounded heap and deep ones build the sort.
+      let sorted = this.index.cachedSort(sortKey);
+      if (sorted === undefined && Math.min(offset + req.size, total - offset) > this.heapWindowLimit) {
+        sorted = this.index.sortedBy(sortKey, compare);
+      }
+      users = sorted === undefined
+        ? selectWindow(() => records, total, offset, req.size, compare)
+        : sorted.slice(offset, offset + req.size);
     }
     return toPage(users.map(toUserRepresentation), req, total);
   }

@@ -1,17 +1,21 @@
-import { BadRequestError } from '@jaxrs-node/pipeline';
+import { parseRecordId, RECORD_ID_RULE } from '../../domain/record-id.js';
 
 /**
- * A resource id in a path: a positive decimal integer within the safe range. The pipeline converts
- * `@PathParam('id') id: Id` through `Id.fromString`, so `abc`, `1.5`, `1e3`, `-1` or `0` are a 400
- * naming the parameter before any resource code runs.
+ * A resource id in a path: a positive decimal integer within the safe range, spelled canonically
+ * (no leading zeros, so each record has one URL). The pipeline converts `@PathParam('id') id: Id`
+ * through `Id.fromString`, so `abc`, `1.5`, `1e3`, `-1`, `0` or `01` are a 400 before any
+ * resource code runs.
+ *
+ * The parsing is the domain's {@link parseRecordId}. The failure is a plain RangeError on purpose:
+ * only the pipeline knows which parameter is being converted, and it turns a converter's non-HTTP
+ * error into a 400 whose message and single violation name that parameter (`id`, `orderId`, ...)
+ * instead of a hard-coded `id`.
  */
 export class Id {
+  /** @throws RangeError with {@link RECORD_ID_RULE} when `raw` is not a canonical record id. */
   static fromString(raw: string): number {
-    if (!/^[1-9]\d{0,15}$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
-      throw new BadRequestError(`'${raw.slice(0, 20)}' is not a valid id: expected a positive integer`, {
-        details: [{ field: 'id', message: 'must be a positive integer' }],
-      });
-    }
-    return Number(raw);
+    const id = parseRecordId(raw, { canonical: true });
+    if (id === undefined) throw new RangeError(RECORD_ID_RULE);
+    return id;
   }
 }
