@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// The README's test command: build every package, type-check and lint everything, run every vitest project,
+// The README's test command: build every package, type-check, lint and format-check everything, run every vitest project,
 // then print the plain closing line `N passed, N failed` that CI reads.
 import { spawnSync } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
@@ -13,6 +13,7 @@ for (const [cmd, args, what] of [
   ['pnpm', ['-r', 'run', 'build'], 'build'],
   ['pnpm', ['-r', 'run', 'typecheck'], 'type-check'],
   ['pnpm', ['run', 'lint'], 'lint'],
+  ['pnpm', ['run', 'format:check'], 'format check'],
 ]) {
   if (run(cmd, args) !== 0) {
     console.error(`\n${what} failed`);
@@ -24,7 +25,17 @@ for (const [cmd, args, what] of [
 const results = '.vitest-results.json';
 rmSync(results, { force: true });
 const extra = process.argv.slice(2);
-const code = run('pnpm', ['exec', 'vitest', 'run', '--config', 'vitest.workspace.ts', '--reporter=default', '--reporter=json', `--outputFile=${results}`, ...extra]);
+const code = run('pnpm', [
+  'exec',
+  'vitest',
+  'run',
+  '--config',
+  'vitest.workspace.ts',
+  '--reporter=default',
+  '--reporter=json',
+  `--outputFile=${results}`,
+  ...extra,
+]);
 let passed = 0;
 let failed = 0;
 try {

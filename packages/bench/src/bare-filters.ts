@@ -6,7 +6,18 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { announce, exitOnSignal, FILTER_HEADER, filterHeaderValue, parseId, portFromEnv, refused, sendsFilterHeader, stamp, userOf } from './common.js';
+import {
+  announce,
+  exitOnSignal,
+  FILTER_HEADER,
+  filterHeaderValue,
+  parseId,
+  portFromEnv,
+  refused,
+  sendsFilterHeader,
+  stamp,
+  userOf,
+} from './common.js';
 
 const NOT_FOUND = '{"error":"Not Found"}';
 const FORBIDDEN = '{"error":"Forbidden"}';

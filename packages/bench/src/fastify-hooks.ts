@@ -9,7 +9,9 @@ import { FILTER_HEADER, filterHeaderValue, refused, sendsFilterHeader, stamp } f
 import { serveUsers } from './fastify-app.js';
 
 declare module 'fastify' {
-  interface FastifyRequest { benchStamp: number | string }
+  interface FastifyRequest {
+    benchStamp: number | string;
+  }
 }
 
 const app = Fastify({ logger: false });

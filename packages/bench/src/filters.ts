@@ -3,7 +3,10 @@
  * `bare-filters` does inline and `fastify-hooks` does in hooks.
  */
 import {
-  Response, type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext,
+  Response,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 import { FILTER_HEADER, filterHeaderValue, refused, sendsFilterHeader, stamp } from './common.js';

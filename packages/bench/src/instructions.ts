@@ -80,13 +80,26 @@ async function countOne(spec: ServerSpec, warmup: number, requests: number, cwd:
   try {
     const ready = new RegExp(spec.ready === undefined || spec.ready === 'poll' ? '^ready\\b' : spec.ready, 'm');
     const poll = spec.ready === 'poll';
-    await waitUntil(child, async () => (poll ? fetch(url).then((r) => r.ok, () => false) : ready.test(out.stdout())), 180_000, spec.name);
+    await waitUntil(
+      child,
+      async () =>
+        poll
+          ? fetch(url).then(
+              (r) => r.ok,
+              () => false,
+            )
+          : ready.test(out.stdout()),
+      180_000,
+      spec.name,
+    );
     await load(url, warmup, spec.headers);
     control('-z', child.pid!);
     await load(url, requests, spec.headers);
     control('-d', child.pid!);
     // The dump of part 1 is one file per thread: cg.1-01 is the main (JavaScript) thread.
-    const files = readdirSync(dir).filter((f) => /^cg\.1-\d+$/.test(f)).sort();
+    const files = readdirSync(dir)
+      .filter((f) => /^cg\.1-\d+$/.test(f))
+      .sort();
     if (!files.includes('cg.1-01')) throw new Error(`${spec.name}: no callgrind dump (stderr: ${out.stderr().slice(-500)})`);
     const main = totals(join(dir, 'cg.1-01'));
     const all = files.reduce((sum, f) => sum + totals(join(dir, f)), 0);
@@ -111,14 +124,18 @@ async function main(): Promise<void> {
   const warmup = intEnv('INSTR_WARMUP', 20_000, 1_000, 1_000_000);
   const requests = intEnv('INSTR_REQUESTS', 10_000, 1_000, 1_000_000);
   const rounds = intEnv('INSTR_ROUNDS', 2, 1, 20);
-  process.stderr.write(`instructions: ${servers.length} servers x ${rounds} rounds (${warmup} warm-up + ${requests} counted requests), node ${process.version}\n`);
+  process.stderr.write(
+    `instructions: ${servers.length} servers x ${rounds} rounds (${warmup} warm-up + ${requests} counted requests), node ${process.version}\n`,
+  );
   const counts = new Map<string, Count[]>(servers.map((s) => [s.name, []]));
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < servers.length; i++) {
       const spec = servers[(i + r) % servers.length]!;
       const c = await countOne(spec, warmup, requests, cwd);
       counts.get(spec.name)!.push(c);
-      process.stderr.write(`round ${r + 1}/${rounds} ${spec.name}: ${Math.round(c.main)} instructions/request (all threads ${Math.round(c.all)})\n`);
+      process.stderr.write(
+        `round ${r + 1}/${rounds} ${spec.name}: ${Math.round(c.main)} instructions/request (all threads ${Math.round(c.all)})\n`,
+      );
     }
   }
   const bare = counts.get('bare');
@@ -130,7 +147,9 @@ async function main(): Promise<void> {
     const ratio = bareMain === undefined ? '-' : (m / bareMain).toFixed(3);
     return `| ${s.name} | ${Math.round(m)} | ${range} | ${ratio} | ${Math.round(median(counts.get(s.name)!.map((c) => c.all)))} |`;
   });
-  process.stdout.write('| server | instructions / request (main thread, median) | range | vs bare | all threads |\n|---|---:|---:|---:|---:|\n');
+  process.stdout.write(
+    '| server | instructions / request (main thread, median) | range | vs bare | all threads |\n|---|---:|---:|---:|---:|\n',
+  );
   process.stdout.write(`${rows.join('\n')}\n`);
 }
 

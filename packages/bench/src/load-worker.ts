@@ -37,7 +37,12 @@ type Autocannon = (
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-function cannon(url: string, connections: number, duration: number, headers: Record<string, string> | undefined): Promise<AutocannonResult> {
+function cannon(
+  url: string,
+  connections: number,
+  duration: number,
+  headers: Record<string, string> | undefined,
+): Promise<AutocannonResult> {
   return new Promise((resolve, reject) => {
     autocannon({ url, connections, duration, headers }, (err, result) => {
       if (err !== null) reject(err);

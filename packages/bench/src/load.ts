@@ -59,7 +59,9 @@ export class LoadGenerator {
         this.pending.shift()?.(line);
       }
     });
-    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => { this.stderr = (this.stderr + d).slice(-4000); });
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.stderr = (this.stderr + d).slice(-4000);
+    });
     this.child.once('exit', (code, signal) => {
       this.exited = new Error(`autocannon worker exited (code ${code}, signal ${signal}): ${this.stderr.slice(-2000)}`);
       for (const p of this.pending.splice(0)) p('');
@@ -86,11 +88,17 @@ export class LoadGenerator {
   private async send(cmd: LoadCommand, duration: number): Promise<WorkerResult | WorkerResult[]> {
     if (this.exited !== undefined) throw this.exited;
     const line = await new Promise<string>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.child.kill('SIGKILL');
-        reject(new Error(`autocannon did not answer within ${duration + 30} s`));
-      }, (duration + 30) * 1000);
-      this.pending.push((l) => { clearTimeout(timer); resolve(l); });
+      const timer = setTimeout(
+        () => {
+          this.child.kill('SIGKILL');
+          reject(new Error(`autocannon did not answer within ${duration + 30} s`));
+        },
+        (duration + 30) * 1000,
+      );
+      this.pending.push((l) => {
+        clearTimeout(timer);
+        resolve(l);
+      });
       this.child.stdin!.write(`${JSON.stringify(cmd)}\n`);
     });
     if (line === '' && this.exited !== undefined) throw this.exited;

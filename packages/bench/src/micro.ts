@@ -44,7 +44,12 @@ const bareFilters: Handler = (req, res) => {
   const value = stamp();
   if (refused(req.url!, (name) => req.headers[name])) throw new Error('not sent by this measurement');
   const body = JSON.stringify(userOf(Number(req.url!.slice(11))));
-  if (sendsFilterHeader(200)) res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body), [FILTER_HEADER]: filterHeaderValue(value) });
+  if (sendsFilterHeader(200))
+    res.writeHead(200, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(body),
+      [FILTER_HEADER]: filterHeaderValue(value),
+    });
   else res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
   res.end(body);
 };
@@ -73,7 +78,8 @@ function scenario(filters: boolean, accept: string | undefined, n: number, runs:
   const handler = app.handler;
   const probe = new FakeResponse();
   handler(request(7, accept), probe as unknown as ServerResponse);
-  if (probe.statusCode !== 200 || !String(probe.body).includes('"id":7')) throw new Error(`pipeline answered ${probe.statusCode} ${String(probe.body)}`);
+  if (probe.statusCode !== 200 || !String(probe.body).includes('"id":7'))
+    throw new Error(`pipeline answered ${probe.statusCode} ${String(probe.body)}`);
   const baseline = filters ? bareFilters : bare;
   time(baseline, n, accept);
   time(handler, n, accept);

@@ -21,7 +21,14 @@ export function pinning(cpu: string): string[] {
 }
 
 /** Starts `cmd args` behind the `pin` prefix; `taskset` execs, so the pid is the program's own. */
-export function start(pin: string[], cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string, stdin: 'ignore' | 'pipe' = 'ignore'): ChildProcess {
+export function start(
+  pin: string[],
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+  stdin: 'ignore' | 'pipe' = 'ignore',
+): ChildProcess {
   const argv = [...pin, cmd, ...args];
   const child = spawn(argv[0]!, argv.slice(1), { cwd, env, stdio: [stdin, 'pipe', 'pipe'] });
   live.add(child);
@@ -34,8 +41,12 @@ export function capture(child: ChildProcess): { stdout: () => string; stderr: ()
   let out = '';
   let err = '';
   const keep = (s: string): string => (s.length > 65536 ? s.slice(-65536) : s);
-  child.stdout?.setEncoding('utf8').on('data', (d: string) => { out = keep(out + d); });
-  child.stderr?.setEncoding('utf8').on('data', (d: string) => { err = keep(err + d); });
+  child.stdout?.setEncoding('utf8').on('data', (d: string) => {
+    out = keep(out + d);
+  });
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
+    err = keep(err + d);
+  });
   return { stdout: () => out, stderr: () => err };
 }
 
@@ -51,15 +62,19 @@ export function waitUntil(child: ChildProcess, ready: () => Promise<boolean>, ti
       if (e === undefined) resolve();
       else reject(e);
     };
-    const onExit = (code: number | null, signal: string | null): void => finish(new Error(`${what} exited before it was ready (code ${code}, signal ${signal})`));
+    const onExit = (code: number | null, signal: string | null): void =>
+      finish(new Error(`${what} exited before it was ready (code ${code}, signal ${signal})`));
     child.once('exit', onExit);
     const tick = (): void => {
       if (settled) return;
-      ready().then((ok) => {
-        if (ok) finish();
-        else if (Date.now() > deadline) finish(new Error(`${what} not ready after ${timeoutMs} ms`));
-        else setTimeout(tick, 50);
-      }, (e: unknown) => finish(e as Error));
+      ready().then(
+        (ok) => {
+          if (ok) finish();
+          else if (Date.now() > deadline) finish(new Error(`${what} not ready after ${timeoutMs} ms`));
+          else setTimeout(tick, 50);
+        },
+        (e: unknown) => finish(e as Error),
+      );
     };
     tick();
   });

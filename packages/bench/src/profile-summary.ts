@@ -73,7 +73,10 @@ function main(): void {
     out += `${pct(f.selfUs)} self ${pct(f.totalUs)} total  ${f.key}\n`;
   }
   out += `\nby inclusive time, ${filter} only:\n`;
-  for (const f of functions.filter((x) => x.key.includes(filter)).sort((a, b) => b.totalUs - a.totalUs).slice(0, top)) {
+  for (const f of functions
+    .filter((x) => x.key.includes(filter))
+    .sort((a, b) => b.totalUs - a.totalUs)
+    .slice(0, top)) {
     out += `${pct(f.totalUs)} total ${pct(f.selfUs)} self  ${f.key}\n`;
   }
   // A closed pipe (`| head`) is not an error worth a stack trace.

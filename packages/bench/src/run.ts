@@ -73,15 +73,21 @@ async function launch(spec: ServerSpec, serverPin: string[], load: LoadGenerator
   const port = await freePort();
   const url = spec.url.replaceAll('{port}', String(port));
   const cmd = spec.cmd === 'node' ? process.execPath : spec.cmd;
-  const args = config.profile && spec.cmd === 'node'
-    ? ['--cpu-prof', `--cpu-prof-dir=${join(PKG_DIR, 'results', 'profiles')}`, `--cpu-prof-name=${spec.name}.cpuprofile`, ...spec.args]
-    : spec.args;
+  const args =
+    config.profile && spec.cmd === 'node'
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(PKG_DIR, 'results', 'profiles')}`, `--cpu-prof-name=${spec.name}.cpuprofile`, ...spec.args]
+      : spec.args;
   const child = start(serverPin, cmd, args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);
   const io = capture(child);
   const running: Running = { spec, url, child, io };
   try {
     const pattern = spec.ready === 'poll' ? undefined : new RegExp(spec.ready ?? '^ready\\b', 'm');
-    await waitUntil(child, pattern === undefined ? () => answers(url, spec.headers) : async () => pattern.test(io.stdout()), 15000, spec.name);
+    await waitUntil(
+      child,
+      pattern === undefined ? () => answers(url, spec.headers) : async () => pattern.test(io.stdout()),
+      15000,
+      spec.name,
+    );
     await sanity(spec, url);
     check(spec, await load.run(url, spec.headers, config.warmup));
     return running;
@@ -126,7 +132,9 @@ async function measureQuietly(r: Running, round: number, load: LoadGenerator): P
     await waitQuiet();
     const s = await measure(r, round, load);
     if (s.noise === null || s.noise <= config.maxNoise) return s;
-    process.stderr.write(`  ${spec.name}: other programs used ${s.noise.toFixed(2)} cores during the run (attempt ${attempt}/${config.attempts})\n`);
+    process.stderr.write(
+      `  ${spec.name}: other programs used ${s.noise.toFixed(2)} cores during the run (attempt ${attempt}/${config.attempts})\n`,
+    );
     if (best === undefined || s.noise < best.noise!) best = s;
   }
   // Every attempt was disturbed: keep the least disturbed one; the table flags it.
@@ -176,7 +184,9 @@ async function sanity(spec: ServerSpec, url: string): Promise<void> {
     const refusedRes = await fetch(probe, { headers: { ...spec.headers, [REJECT_HEADER]: '1' }, signal: AbortSignal.timeout(5000) });
     await refusedRes.arrayBuffer();
     if (refusedRes.status !== 403 || !refusedRes.headers.has(FILTER_HEADER)) {
-      throw new Error(`refusal probe answered ${refusedRes.status} (${FILTER_HEADER}: ${refusedRes.headers.get(FILTER_HEADER)}); expected 403 with the filter header`);
+      throw new Error(
+        `refusal probe answered ${refusedRes.status} (${FILTER_HEADER}: ${refusedRes.headers.get(FILTER_HEADER)}); expected 403 with the filter header`,
+      );
     }
   }
 }
@@ -206,17 +216,24 @@ function summarise(servers: readonly ServerSpec[], samples: Map<string, Sample[]
   const base = (name: string): number | undefined => rows.find((r) => r.name === name)?.rps;
   const bare = base('bare');
   const fastify = base('fastify');
-  return rows.map((r) => ({
-    ...r,
-    vsBare: bare === undefined ? null : r.rps / bare,
-    vsFastify: fastify === undefined ? null : r.rps / fastify,
-    pairedVsBare: bare === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, (x) => x.rps),
-    pairedCpuVsBare: bare === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
-  })).map((r) => ({
-    ...r,
-    // For the JSON file: the neighbouring bare runs as their req/s, not as nested samples.
-    rounds: r.rounds.map(({ between, ...rest }) => ({ ...rest, bareRpsBeforeAfter: between?.map((b) => b.rps) })),
-  }));
+  return rows
+    .map((r) => ({
+      ...r,
+      vsBare: bare === undefined ? null : r.rps / bare,
+      vsFastify: fastify === undefined ? null : r.rps / fastify,
+      pairedVsBare: bare === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, (x) => x.rps),
+      pairedCpuVsBare:
+        bare === undefined
+          ? null
+          : r.name === 'bare'
+            ? 1
+            : pairedRatio(r.rounds, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
+    }))
+    .map((r) => ({
+      ...r,
+      // For the JSON file: the neighbouring bare runs as their req/s, not as nested samples.
+      rounds: r.rounds.map(({ between, ...rest }) => ({ ...rest, bareRpsBeforeAfter: between?.map((b) => b.rps) })),
+    }));
 }
 
 /**
@@ -250,7 +267,9 @@ function table(rows: readonly Row[]): string {
     const flag = r.noisyRounds > 0 ? ` (${r.noisyRounds} noisy)` : '';
     // autocannon records whole milliseconds: 0 means under 1 ms.
     const p99 = r.p99 < 1 ? '<1 ms' : `${r.p99} ms`;
-    lines.push(`| ${r.name}${flag} | ${Math.round(r.rps)} | ${ratio(r.vsBare)} | ${ratio(r.pairedVsBare)} | ${ratio(r.pairedCpuVsBare)} | ${ratio(r.vsFastify)} | ${p99} | ${cpu} |`);
+    lines.push(
+      `| ${r.name}${flag} | ${Math.round(r.rps)} | ${ratio(r.vsBare)} | ${ratio(r.pairedVsBare)} | ${ratio(r.pairedCpuVsBare)} | ${ratio(r.vsFastify)} | ${p99} | ${cpu} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -291,7 +310,8 @@ async function duel(bare: Running, other: Running, round: number, load: LoadGene
   };
   const serverCpu = cpuBefore.reduce<number>((sum, a, i) => sum + ((cpuAfter[i] ?? 0) - (a ?? 0)), 0);
   const loadCpu = results.reduce((sum, r) => sum + r.loadCpuSeconds, 0);
-  const noise = busyBefore === undefined || busyAfter === undefined ? null : Math.max(0, (busyAfter - busyBefore - serverCpu - loadCpu) / wall);
+  const noise =
+    busyBefore === undefined || busyAfter === undefined ? null : Math.max(0, (busyAfter - busyBefore - serverCpu - loadCpu) / wall);
   const b = pair[0] === bare ? 0 : 1;
   const o = 1 - b;
   return { round, rps: results[o]!.rps, bareRps: results[b]!.rps, cpuUsPerReq: perReq(o), bareCpuUsPerReq: perReq(b), noise };
@@ -305,8 +325,13 @@ function duelTable(duels: Map<string, Duel[]>): string {
   for (const [name, list] of duels) {
     const ratios = list.map((d) => d.rps / d.bareRps);
     const cpu = list.filter((d) => d.cpuUsPerReq !== null && d.bareCpuUsPerReq !== null);
-    const cpuText = cpu.length === 0 ? '-' : `${median(cpu.map((d) => d.cpuUsPerReq!)).toFixed(1)} us (${median(cpu.map((d) => d.bareCpuUsPerReq!)).toFixed(1)} us)`;
-    lines.push(`| ${name} | ${Math.round(median(list.map((d) => d.rps)))} | ${Math.round(median(list.map((d) => d.bareRps)))} | ${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} | ${cpuText} |`);
+    const cpuText =
+      cpu.length === 0
+        ? '-'
+        : `${median(cpu.map((d) => d.cpuUsPerReq!)).toFixed(1)} us (${median(cpu.map((d) => d.bareCpuUsPerReq!)).toFixed(1)} us)`;
+    lines.push(
+      `| ${name} | ${Math.round(median(list.map((d) => d.rps)))} | ${Math.round(median(list.map((d) => d.bareRps)))} | ${median(ratios).toFixed(2)} | ${Math.min(...ratios).toFixed(2)}-${Math.max(...ratios).toFixed(2)} | ${cpuText} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -318,7 +343,9 @@ async function main(): Promise<void> {
   const loadOpts: LoadOptions = { pin: loadPin, connections: config.connections, duration: config.duration, cwd: PKG_DIR };
   const samples = new Map<string, Sample[]>(servers.map((s) => [s.name, []]));
   const started = new Date();
-  process.stderr.write(`bench: ${servers.length} servers x ${config.rounds} rounds x (${config.warmup} s warm-up + ${config.duration} s), ${config.connections} connections, node ${process.version}\n`);
+  process.stderr.write(
+    `bench: ${servers.length} servers x ${config.rounds} rounds x (${config.warmup} s warm-up + ${config.duration} s), ${config.connections} connections, node ${process.version}\n`,
+  );
   // Every server is started, checked and warmed once, then the measured runs interleave: short
   // runs of each server in turn, many rounds. The host's speed drifts over minutes, so runs
   // seconds apart compare fairly where runs minutes apart do not (see pairedRatio).
@@ -332,7 +359,10 @@ async function main(): Promise<void> {
     const run = async (r: Running, round: number): Promise<Sample> => {
       const s = await measureQuietly(r, round, load);
       samples.get(r.spec.name)!.push(s);
-      const cpu = s.cpuUsPerReq === null ? '' : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${s.noise?.toFixed(2)} cores, server ${s.serverLoad?.toFixed(2)} / autocannon ${s.generatorLoad.toFixed(2)} cores busy`;
+      const cpu =
+        s.cpuUsPerReq === null
+          ? ''
+          : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${s.noise?.toFixed(2)} cores, server ${s.serverLoad?.toFixed(2)} / autocannon ${s.generatorLoad.toFixed(2)} cores busy`;
       process.stderr.write(`round ${round}/${config.rounds} ${r.spec.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms${cpu}\n`);
       return s;
     };
@@ -358,7 +388,9 @@ async function main(): Promise<void> {
         const d = await duel(bare, r, round + 1, load);
         if (!duels.has(r.spec.name)) duels.set(r.spec.name, []);
         duels.get(r.spec.name)!.push(d);
-        process.stderr.write(`head-to-head ${round + 1}/${config.togetherRounds} ${r.spec.name} ${Math.round(d.rps)} vs bare ${Math.round(d.bareRps)} req/s: ${(d.rps / d.bareRps).toFixed(2)}\n`);
+        process.stderr.write(
+          `head-to-head ${round + 1}/${config.togetherRounds} ${r.spec.name} ${Math.round(d.rps)} vs bare ${Math.round(d.bareRps)} req/s: ${(d.rps / d.bareRps).toFixed(2)}\n`,
+        );
       }
     }
   } finally {

@@ -63,15 +63,24 @@ export function selectServers(env: NodeJS.ProcessEnv, cwd: string): ServerSpec[]
   if (names.size !== all.length) throw new Error('server names must be unique');
   const only = env.BENCH_ONLY;
   if (only === undefined || only === '') return all;
-  const wanted = only.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const wanted = only
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
   for (const w of wanted) if (!names.has(w)) throw new Error(`BENCH_ONLY: unknown server ${w}`);
   return all.filter((s) => wanted.includes(s.name));
 }
 
 function checkSpec(value: unknown, file: string): ServerSpec {
   const s = value as Partial<ServerSpec> | null;
-  const ok = s !== null && typeof s === 'object' && typeof s.name === 'string' && typeof s.cmd === 'string'
-    && Array.isArray(s.args) && s.args.every((a) => typeof a === 'string') && typeof s.url === 'string';
+  const ok =
+    s !== null &&
+    typeof s === 'object' &&
+    typeof s.name === 'string' &&
+    typeof s.cmd === 'string' &&
+    Array.isArray(s.args) &&
+    s.args.every((a) => typeof a === 'string') &&
+    typeof s.url === 'string';
   if (!ok) throw new Error(`${file}: each server needs name, cmd, args (strings) and url`);
   const host = new URL(s.url!.replace('{port}', '1')).hostname;
   if (host !== '127.0.0.1') throw new Error(`${file}: ${s.name} must load 127.0.0.1, not ${host}`);

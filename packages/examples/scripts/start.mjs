@@ -34,7 +34,9 @@ if (example === undefined) {
 
 const main = join(root, 'dist', example.dir, 'main.js');
 if (!existsSync(main)) {
-  process.stderr.write(`${main} does not exist: build first with\n  pnpm --filter @jaxrs-node/pipeline build && pnpm --filter @jaxrs-node/examples build\n`);
+  process.stderr.write(
+    `${main} does not exist: build first with\n  pnpm --filter @jaxrs-node/pipeline build && pnpm --filter @jaxrs-node/examples build\n`,
+  );
   process.exit(1);
 }
 // Same process: the example's own SIGINT/SIGTERM handlers close it gracefully.

@@ -4,7 +4,9 @@ import { listen, send, type Running } from './helpers/http.js';
 
 describe('01 hello: path and query parameters, JSON in and out', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('GET with no query uses the defaults', async () => {

@@ -4,7 +4,9 @@ import { listen, send, type Running } from './helpers/http.js';
 
 describe('02 api-key: a request filter at AUTHENTICATION priority (SPEC Authentication rule 5)', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp({ keys: ['k-one', 'k-two'] })); });
+  beforeAll(async () => {
+    server = await listen(createApp({ keys: ['k-one', 'k-two'] }));
+  });
   afterAll(() => server.close());
 
   it('/health needs no key', async () => {

@@ -10,7 +10,9 @@ const SPEC_HEADERS = {
 
 describe('03 cors: the spec configuration', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('every response carries the three headers', async () => {
@@ -29,7 +31,11 @@ describe('03 cors: the spec configuration', () => {
   it('a preflight is answered with 204 before matching', async () => {
     const r = await send(server.url, '/api/items', {
       method: 'OPTIONS',
-      headers: { origin: 'https://anywhere.example', 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type' },
+      headers: {
+        origin: 'https://anywhere.example',
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type',
+      },
     });
     expect(r.status).toBe(204);
     expect(r.headers).toMatchObject(SPEC_HEADERS);
@@ -45,7 +51,9 @@ describe('03 cors: the spec configuration', () => {
 
 describe('03 cors: an origin allow-list with credentials', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp({ cors: STRICT_CORS })); });
+  beforeAll(async () => {
+    server = await listen(createApp({ cors: STRICT_CORS }));
+  });
   afterAll(() => server.close());
 
   it('an allowed origin is echoed, with credentials, exposed headers and Vary: Origin', async () => {
@@ -68,7 +76,8 @@ describe('03 cors: an origin allow-list with credentials', () => {
 
   it('a preflight from the allowed origin gets Max-Age', async () => {
     const r = await send(server.url, '/api/items', {
-      method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'DELETE' },
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'DELETE' },
     });
     expect(r.status).toBe(204);
     expect(r.headers['access-control-max-age']).toBe('600');
@@ -77,7 +86,9 @@ describe('03 cors: an origin allow-list with credentials', () => {
 
   it('in-process: a preflight from another origin is a 204 without CORS headers', async () => {
     const r = await createApp({ cors: STRICT_CORS }).inject({
-      method: 'OPTIONS', url: '/api/items', headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
+      method: 'OPTIONS',
+      url: '/api/items',
+      headers: { origin: 'https://evil.example', 'access-control-request-method': 'GET' },
     });
     expect(r.status).toBe(204);
     expect(r.headers['access-control-allow-origin']).toBeUndefined();

@@ -8,7 +8,9 @@ const gunzipAsync = promisify(gunzip);
 
 describe('04 gzip: a writer interceptor at ENTITY_CODER, negotiated on Accept-Encoding', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('compresses when the client accepts gzip; the body decompresses to the JSON', async () => {

@@ -3,11 +3,21 @@ import { createApp } from '../src/05-ordering/app.js';
 import { listen, send, type Reply, type Running } from './helpers/http.js';
 
 const trace = (r: Reply): string[] => String(r.headers['x-trace']).split(', ');
-const RESPONSE_CHAIN = ['response:5000', 'response:3000', 'response:1000', 'write:4000 in', 'write:5000 in', 'write:5000 out', 'write:4000 out'];
+const RESPONSE_CHAIN = [
+  'response:5000',
+  'response:3000',
+  'response:1000',
+  'write:4000 in',
+  'write:5000 in',
+  'write:5000 out',
+  'write:4000 out',
+];
 
 describe('05 ordering: request chain ascending, response chain descending', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('a normal request runs everything in priority order', async () => {
@@ -20,7 +30,14 @@ describe('05 ordering: request chain ascending, response chain descending', () =
     const r = await send(server.url, '/ordering', { method: 'POST', body: { n: 7 } });
     expect(r.json()).toEqual({ received: 7 });
     expect(trace(r)).toEqual([
-      'pre-matching', 'request:1000', 'request:2000', 'request:5000', 'read:4000', 'read:5000', 'method', ...RESPONSE_CHAIN,
+      'pre-matching',
+      'request:1000',
+      'request:2000',
+      'request:5000',
+      'read:4000',
+      'read:5000',
+      'method',
+      ...RESPONSE_CHAIN,
     ]);
   });
 
@@ -36,7 +53,13 @@ describe('05 ordering: request chain ascending, response chain descending', () =
     const r = await send(server.url, '/ordering/fail');
     expect(r.status).toBe(409);
     expect(trace(r)).toEqual([
-      'pre-matching', 'request:1000', 'request:2000', 'request:5000', 'method', 'exception-mapper', ...RESPONSE_CHAIN,
+      'pre-matching',
+      'request:1000',
+      'request:2000',
+      'request:5000',
+      'method',
+      'exception-mapper',
+      ...RESPONSE_CHAIN,
     ]);
   });
 
@@ -48,6 +71,13 @@ describe('05 ordering: request chain ascending, response chain descending', () =
 
   it('in-process: the same order', async () => {
     const r = await createApp().inject('/ordering');
-    expect(String(r.headers['x-trace']).split(', ')).toEqual(['pre-matching', 'request:1000', 'request:2000', 'request:5000', 'method', ...RESPONSE_CHAIN]);
+    expect(String(r.headers['x-trace']).split(', ')).toEqual([
+      'pre-matching',
+      'request:1000',
+      'request:2000',
+      'request:5000',
+      'method',
+      ...RESPONSE_CHAIN,
+    ]);
   });
 });

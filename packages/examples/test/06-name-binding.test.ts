@@ -6,7 +6,9 @@ const as = (token: string): Record<string, string> => ({ authorization: `Bearer 
 
 describe('06 name binding: @Timed on chosen methods, @RolesAllowed with arguments', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('a @Timed method gets Server-Timing', async () => {

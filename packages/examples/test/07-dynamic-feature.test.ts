@@ -34,7 +34,10 @@ describe('07 dynamic feature: a filter only where a start-up rule says', () => {
 
   it('v2 responses carry none of them', async () => {
     const r = await send(server.url, '/api/v2/users');
-    expect(r.json()).toEqual([{ id: 1, firstName: 'Ada', lastName: 'Lovelace' }, { id: 2, firstName: 'Alan', lastName: 'Turing' }]);
+    expect(r.json()).toEqual([
+      { id: 1, firstName: 'Ada', lastName: 'Lovelace' },
+      { id: 2, firstName: 'Alan', lastName: 'Turing' },
+    ]);
     expect(r.headers.deprecation).toBeUndefined();
     expect(r.headers.sunset).toBeUndefined();
   });

@@ -7,7 +7,9 @@ const titles = (body: { books: Book[] }): string[] => body.books.map((b) => b.ti
 
 describe('08 ParamConverterProvider: sort=field,direction', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('no sort parameter: the default (title,asc)', async () => {
@@ -50,7 +52,9 @@ describe('08 ParamConverterProvider: sort=field,direction', () => {
   it('a bad @DefaultValue fails when the application is built, not on a request', () => {
     @Path('/broken')
     class Broken {
-      @GET() list(@QueryParam('sort') @DefaultValue('price,asc') sort: SortOrder): string { return String(sort); }
+      @GET() list(@QueryParam('sort') @DefaultValue('price,asc') sort: SortOrder): string {
+        return String(sort);
+      }
     }
     const app = new Application({ resources: [Broken], providers: [new SortOrderConverterProvider(['title'])] });
     expect(() => app.build()).toThrow(/DefaultValue\('price,asc'\)/);

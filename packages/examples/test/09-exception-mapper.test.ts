@@ -5,7 +5,9 @@ import { listen, send, type Running } from './helpers/http.js';
 describe('09 ExceptionMapper: domain errors mapped by nearest type', () => {
   let server: Running;
   const logged: unknown[] = [];
-  beforeAll(async () => { server = await listen(createApp({ logger: (error) => logged.push(error) })); });
+  beforeAll(async () => {
+    server = await listen(createApp({ logger: (error) => logged.push(error) }));
+  });
   afterAll(() => server.close());
 
   const withdraw = (id: string, amount: number) =>
@@ -22,8 +24,12 @@ describe('09 ExceptionMapper: domain errors mapped by nearest type', () => {
     expect(r.status).toBe(404);
     expect(r.headers['content-type']).toBe('application/problem+json');
     expect(r.json()).toEqual({
-      type: 'about:blank', title: 'Account not found', status: 404,
-      detail: 'account nope does not exist', instance: '/api/accounts/nope', accountId: 'nope',
+      type: 'about:blank',
+      title: 'Account not found',
+      status: 404,
+      detail: 'account nope does not exist',
+      instance: '/api/accounts/nope',
+      accountId: 'nope',
     });
   });
 
@@ -33,7 +39,7 @@ describe('09 ExceptionMapper: domain errors mapped by nearest type', () => {
     expect(r.json()).toMatchObject({ title: 'Insufficient funds', requested: 500 });
   });
 
-  it('OverdraftLimitError has no mapper: its parent InsufficientFundsError\'s is the nearest', async () => {
+  it("OverdraftLimitError has no mapper: its parent InsufficientFundsError's is the nearest", async () => {
     const r = await withdraw('alice', 5000);
     expect(r.status).toBe(409);
     expect(r.json()).toMatchObject({ title: 'Insufficient funds', detail: 'withdrawing 5000 would pass the overdraft limit of 1000' });

@@ -2,16 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, POINT_MEDIA_TYPE } from '../src/10-custom-body/app.js';
 import { listen, send, type Running } from './helpers/http.js';
 
-const CSV = [
-  'region,product,units,note',
-  'north,"Widget, large",12,',
-  `south,"Gadget ""Pro""",7,"'=HYPERLINK(""x"")"`,
-  '',
-].join('\r\n');
+const CSV = ['region,product,units,note', 'north,"Widget, large",12,', `south,"Gadget ""Pro""",7,"'=HYPERLINK(""x"")"`, ''].join('\r\n');
 
 describe('10 custom MessageBodyWriter (CSV) and MessageBodyReader (point)', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('Accept: text/csv gets RFC 4180 CSV, quoted and formula-safe', async () => {
@@ -29,7 +26,7 @@ describe('10 custom MessageBodyWriter (CSV) and MessageBodyReader (point)', () =
     }
   });
 
-  it('without @Produces, the writer\'s produces list is negotiated; qs=0.5 keeps JSON the default', async () => {
+  it("without @Produces, the writer's produces list is negotiated; qs=0.5 keeps JSON the default", async () => {
     const csv = await send(server.url, '/api/sales/export', { headers: { accept: 'text/csv' } });
     expect(csv.text).toBe(CSV);
     const any = await send(server.url, '/api/sales/export', { headers: { accept: '*/*' } });
@@ -62,19 +59,27 @@ describe('10 custom MessageBodyWriter (CSV) and MessageBodyReader (point)', () =
     expect(r.json()).toEqual({ x: 3, y: 4, distanceFromOrigin: 5 });
   });
 
-  it('a malformed point is a 400 with the reader\'s code', async () => {
+  it("a malformed point is a 400 with the reader's code", async () => {
     const r = await send(server.url, '/api/points', { method: 'POST', body: 'three,four', headers: { 'content-type': POINT_MEDIA_TYPE } });
     expect(r.status).toBe(400);
     expect(r.json()).toMatchObject({ code: 'EXAMPLE_BAD_POINT' });
   });
 
   it('an oversized point is a 413 before parsing', async () => {
-    const r = await send(server.url, '/api/points', { method: 'POST', body: `1,${'1'.repeat(200)}`, headers: { 'content-type': POINT_MEDIA_TYPE } });
+    const r = await send(server.url, '/api/points', {
+      method: 'POST',
+      body: `1,${'1'.repeat(200)}`,
+      headers: { 'content-type': POINT_MEDIA_TYPE },
+    });
     expect(r.status).toBe(413);
   });
 
   it('another media type is a 415', async () => {
-    const r = await send(server.url, '/api/points', { method: 'POST', body: '{"x":3,"y":4}', headers: { 'content-type': 'application/json' } });
+    const r = await send(server.url, '/api/points', {
+      method: 'POST',
+      body: '{"x":3,"y":4}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(415);
   });
 

@@ -6,7 +6,9 @@ const T0 = Date.parse('2025-01-01T00:00:00Z');
 
 describe('11 ContextResolver<JsonOptions>: JSON configured per type', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('AuditEvent: epoch-millis dates, nulls omitted, compact', async () => {
@@ -25,17 +27,19 @@ describe('11 ContextResolver<JsonOptions>: JSON configured per type', () => {
 
   it('Report: indented, ISO dates, nulls kept', async () => {
     const r = await send(server.url, '/api/report');
-    expect(r.text).toBe([
-      '{',
-      '  "title": "Q1",',
-      '  "generatedAt": "2025-01-01T00:00:00.000Z",',
-      '  "totals": {',
-      '    "north": 12,',
-      '    "south": 7',
-      '  },',
-      '  "comment": null',
-      '}',
-    ].join('\n'));
+    expect(r.text).toBe(
+      [
+        '{',
+        '  "title": "Q1",',
+        '  "generatedAt": "2025-01-01T00:00:00.000Z",',
+        '  "totals": {',
+        '    "north": 12,',
+        '    "south": 7',
+        '  },',
+        '  "comment": null',
+        '}',
+      ].join('\n'),
+    );
   });
 
   it('other types: the defaults', async () => {

@@ -29,7 +29,9 @@ describe('12 streaming: incremental production with backpressure', () => {
   let server: Running;
   const monitor = new ExportMonitor();
   const last = (): ExportStats => monitor.exports.at(-1)!;
-  beforeAll(async () => { server = await listen(createApp(monitor)); });
+  beforeAll(async () => {
+    server = await listen(createApp(monitor));
+  });
   afterAll(() => server.close());
 
   it('production is lazy: it stalls while the client does not read, and resumes when it does', async () => {
@@ -78,7 +80,13 @@ describe('12 streaming: incremental production with backpressure', () => {
 
   it('in-process: a small export as NDJSON', async () => {
     const r = await createApp().inject('/api/export?rows=3');
-    expect(r.text().trimEnd().split('\n').map((l) => JSON.parse(l).id)).toEqual([1, 2, 3]);
+    expect(
+      r
+        .text()
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l).id),
+    ).toEqual([1, 2, 3]);
   });
 
   it('a bad row count is a 400 before anything streams', async () => {

@@ -4,7 +4,11 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Response } from '@jaxrs-node/pipeline';
 import {
-  collectBody, createRequestContext, runRequestFilter, runResponseFilter, runWriterInterceptors,
+  collectBody,
+  createRequestContext,
+  runRequestFilter,
+  runResponseFilter,
+  runWriterInterceptors,
 } from '@jaxrs-node/pipeline/testing';
 import { ApiKeyFilter } from '../src/02-api-key/app.js';
 import { createApp, EtagInterceptor, RequestIdFilter, requestIdOf } from '../src/13-testing/app.js';
@@ -25,7 +29,11 @@ describe('13 unit: RequestIdFilter (request and response filter)', () => {
     expect(response.getHeader('x-request-id')).toBe('abc-123');
   });
 
-  it.each([['missing', undefined], ['too long', 'x'.repeat(65)], ['unsafe', 'a\tb<script>']])('replaces a %s id with a new one', async (_, id) => {
+  it.each([
+    ['missing', undefined],
+    ['too long', 'x'.repeat(65)],
+    ['unsafe', 'a\tb<script>'],
+  ])('replaces a %s id with a new one', async (_, id) => {
     const filter = new RequestIdFilter(fixedIds());
     const ctx = createRequestContext({ headers: id === undefined ? {} : { 'x-request-id': id } });
     await runRequestFilter(filter, ctx);
@@ -52,11 +60,18 @@ describe('13 unit: EtagInterceptor (writer interceptor)', () => {
   });
 
   it('skips non-GET requests, non-200 responses and streams', async () => {
-    const post = await runWriterInterceptors([new EtagInterceptor()], { entity: { a: 1 }, request: createRequestContext({ method: 'POST' }) });
+    const post = await runWriterInterceptors([new EtagInterceptor()], {
+      entity: { a: 1 },
+      request: createRequestContext({ method: 'POST' }),
+    });
     expect(post.response.getHeader('etag')).toBeUndefined();
     const created = await runWriterInterceptors([new EtagInterceptor()], { entity: { a: 1 }, response: new Response(201, { a: 1 }) });
     expect(created.response.getHeader('etag')).toBeUndefined();
-    const stream = await runWriterInterceptors([new EtagInterceptor()], { entity: Readable.from(['a', 'b']), mediaType: 'text/plain', type: Readable });
+    const stream = await runWriterInterceptors([new EtagInterceptor()], {
+      entity: Readable.from(['a', 'b']),
+      mediaType: 'text/plain',
+      type: Readable,
+    });
     expect(stream.body.toString()).toBe('ab');
     expect(stream.response.getHeader('etag')).toBeUndefined();
   });
@@ -80,7 +95,9 @@ describe('13 unit: a filter from another example (02 api-key) aborting', () => {
 
 describe('13 assembled: the same components over a real socket', () => {
   let server: Running;
-  beforeAll(async () => { server = await listen(createApp()); });
+  beforeAll(async () => {
+    server = await listen(createApp());
+  });
   afterAll(() => server.close());
 
   it('request id round trip and a stable ETag', async () => {

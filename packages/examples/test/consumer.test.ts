@@ -34,7 +34,10 @@ function startService(cwd: string): Promise<{ child: ChildProcess; url: string }
   const child = spawn(process.execPath, ['dist/main.js'], { cwd, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
   return new Promise((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`service did not start in 15 s:\n${out}`)); }, 15_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`service did not start in 15 s:\n${out}`));
+    }, 15_000);
     const onData = (d: Buffer): void => {
       out += d.toString();
       const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
@@ -44,8 +47,13 @@ function startService(cwd: string): Promise<{ child: ChildProcess; url: string }
       }
     };
     child.stdout!.on('data', onData);
-    child.stderr!.on('data', (d: Buffer) => { out += d.toString(); });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`service exited with ${code}:\n${out}`)); });
+    child.stderr!.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`service exited with ${code}:\n${out}`));
+    });
   });
 }
 
@@ -79,15 +87,22 @@ describe('consumer: the packed @jaxrs-node/pipeline in a fresh npm project', { t
   });
 
   it('the tarball ships dist (js + d.ts), README and package.json, and no sources or tests', () => {
-    expect(tarballEntries).toEqual(expect.arrayContaining([
-      'package/package.json', 'package/README.md',
-      'package/dist/index.js', 'package/dist/index.d.ts',
-      'package/dist/testing/index.js', 'package/dist/testing/index.d.ts',
-    ]));
-    expect(tarballEntries.filter((e) => !e.startsWith('package/dist/') && e !== 'package/package.json' && e !== 'package/README.md')).toEqual([]);
+    expect(tarballEntries).toEqual(
+      expect.arrayContaining([
+        'package/package.json',
+        'package/README.md',
+        'package/dist/index.js',
+        'package/dist/index.d.ts',
+        'package/dist/testing/index.js',
+        'package/dist/testing/index.d.ts',
+      ]),
+    );
+    expect(
+      tarballEntries.filter((e) => !e.startsWith('package/dist/') && e !== 'package/package.json' && e !== 'package/README.md'),
+    ).toEqual([]);
   });
 
-  it('the service compiled with the consumer\'s tsc runs: path + query params, request filter, JSON writer', async () => {
+  it("the service compiled with the consumer's tsc runs: path + query params, request filter, JSON writer", async () => {
     const { child, url } = await startService(project);
     try {
       const ok = await fetch(`${url}/greet/Ada?times=2`, { headers: { 'x-tenant': 'acme' } });

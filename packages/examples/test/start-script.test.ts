@@ -12,7 +12,9 @@ import { beforeAll, describe, expect, it } from 'vitest';
 const run = promisify(execFile);
 const pkg = join(dirname(fileURLToPath(import.meta.url)), '..');
 const startScript = join(pkg, 'scripts', 'start.mjs');
-const exampleDirs = readdirSync(join(pkg, 'src')).filter((d) => /^\d{2}-/.test(d)).sort();
+const exampleDirs = readdirSync(join(pkg, 'src'))
+  .filter((d) => /^\d{2}-/.test(d))
+  .sort();
 
 /** One request per example that only that example's app answers, with its exact status. */
 const PROBES: Record<string, { path: string; status: number }> = {
@@ -39,12 +41,21 @@ const expectAllExamples = (): void => {
 
 /** Starts an example by name and resolves with its URL once it printed `listening on ...`. */
 function startExample(name: string): Promise<{ child: ChildProcess; url: string }> {
-  const child = spawn(process.execPath, [startScript, name], { cwd: pkg, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [startScript, name], {
+    cwd: pkg,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     let err = '';
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`${name} did not start in 15 s: ${out}${err}`)); }, 15_000);
-    child.stderr!.on('data', (d: Buffer) => { err += d.toString(); });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${name} did not start in 15 s: ${out}${err}`));
+    }, 15_000);
+    child.stderr!.on('data', (d: Buffer) => {
+      err += d.toString();
+    });
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /listening on (http:\/\/127\.0\.0\.1:(\d+))/.exec(out);
@@ -53,7 +64,10 @@ function startExample(name: string): Promise<{ child: ChildProcess; url: string 
         resolve({ child, url: m[1]! });
       }
     });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`${name} exited with ${code}: ${out}${err}`)); });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${name} exited with ${code}: ${out}${err}`));
+    });
   });
 }
 
@@ -78,7 +92,10 @@ describe('scripts/start.mjs', () => {
   });
 
   it('an unknown name exits 1 and lists the examples on stderr', async () => {
-    const failed = await run(process.execPath, [startScript, 'no-such-example'], { cwd: pkg }).then(() => undefined, (e: { code: number; stderr: string }) => e);
+    const failed = await run(process.execPath, [startScript, 'no-such-example'], { cwd: pkg }).then(
+      () => undefined,
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(failed?.code).toBe(1);
     expect(failed?.stderr).toContain('Unknown example "no-such-example"');
     expect(failed?.stderr).toContain('01  hello');

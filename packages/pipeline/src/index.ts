@@ -14,17 +14,45 @@ export * from './core/errors.js';
 export type { InjectRequest, InjectResponse } from './core/inject.js';
 export { injectRequest } from './core/inject.js';
 export {
-  APPLICATION_FORM_URLENCODED, APPLICATION_JSON, APPLICATION_OCTET_STREAM, APPLICATION_XML, MULTIPART_FORM_DATA,
-  TEXT_PLAIN, WILDCARD, isCompatible, mediaTypeString, negotiate, parseAccept, parseMediaType,
+  APPLICATION_FORM_URLENCODED,
+  APPLICATION_JSON,
+  APPLICATION_OCTET_STREAM,
+  APPLICATION_XML,
+  MULTIPART_FORM_DATA,
+  TEXT_PLAIN,
+  WILDCARD,
+  isCompatible,
+  mediaTypeString,
+  negotiate,
+  parseAccept,
+  parseMediaType,
 } from './core/media-type.js';
 export type { MediaType } from './core/media-type.js';
 export { HttpHeaders } from './core/params.js';
 export { DEFAULT_PRIORITY, Priorities } from './core/priorities.js';
 export type {
-  Body, Constructor, ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter, ContextResolver,
-  DynamicFeature, ExceptionMapper, Feature, FeatureContext, MessageBodyReader, MessageBodyWriter, ParamConverter,
-  ParamConverterProvider, ParamInfo, ReadContext, ReaderInterceptor, ReaderInterceptorContext, TypeToken,
-  WriteContext, WriterInterceptor, WriterInterceptorContext,
+  Body,
+  Constructor,
+  ContainerRequestFilter,
+  ContainerResponseContext,
+  ContainerResponseFilter,
+  ContextResolver,
+  DynamicFeature,
+  ExceptionMapper,
+  Feature,
+  FeatureContext,
+  MessageBodyReader,
+  MessageBodyWriter,
+  ParamConverter,
+  ParamConverterProvider,
+  ParamInfo,
+  ReadContext,
+  ReaderInterceptor,
+  ReaderInterceptorContext,
+  TypeToken,
+  WriteContext,
+  WriterInterceptor,
+  WriterInterceptorContext,
 } from './core/providers.js';
 export { ContainerRequestContext } from './core/request-context.js';
 export { ResourceInfo } from './core/resource-info.js';
@@ -41,7 +69,19 @@ export { Context, CookieParam, DefaultValue, Entity, FormParam, HeaderParam, Pat
 export type { ParamOptions } from './decorators/params.js';
 export { MapsError, PreMatching, Priority, Provider, ResolvesContext } from './decorators/provider.js';
 export {
-  Consumes, DELETE, GET, HEAD, HttpMethod, OPTIONS, PATCH, POST, PUT, Path, Produces, RequestScoped, Singleton,
+  Consumes,
+  DELETE,
+  GET,
+  HEAD,
+  HttpMethod,
+  OPTIONS,
+  PATCH,
+  POST,
+  PUT,
+  Path,
+  Produces,
+  RequestScoped,
+  Singleton,
 } from './decorators/resource.js';
 
 export * from './providers/index.js';

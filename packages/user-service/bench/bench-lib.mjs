@@ -9,7 +9,9 @@ const WORKER = fileURLToPath(new URL('./load-worker.mjs', import.meta.url));
 
 /** Children still alive, killed if the runner exits early. */
 const live = new Set();
-process.once('exit', () => { for (const c of live) c.kill('SIGKILL'); });
+process.once('exit', () => {
+  for (const c of live) c.kill('SIGKILL');
+});
 
 /** `taskset -c <cpu>` prefix when pinning works here, else [] with a warning. */
 export function pinning(cpu) {
@@ -28,8 +30,12 @@ export function start(pin, cmd, args, env, cwd) {
   let out = '';
   let err = '';
   const keep = (s) => (s.length > 65536 ? s.slice(-65536) : s);
-  child.stdout.setEncoding('utf8').on('data', (d) => { out = keep(out + d); });
-  child.stderr.setEncoding('utf8').on('data', (d) => { err = keep(err + d); });
+  child.stdout.setEncoding('utf8').on('data', (d) => {
+    out = keep(out + d);
+  });
+  child.stderr.setEncoding('utf8').on('data', (d) => {
+    err = keep(err + d);
+  });
   child.io = { stdout: () => out, stderr: () => err };
   return child;
 }
@@ -42,12 +48,14 @@ export function listeningPort(child, timeoutMs, what) {
       const m = /listening on http:\/\/[^:\s]+:(\d+)/.exec(child.io.stdout());
       if (m) done(undefined, Number(m[1]));
     };
-    const onExit = (code, signal) => done(new Error(`${what} exited before listening (code ${code}, signal ${signal}): ${child.io.stderr().slice(-1500)}`));
+    const onExit = (code, signal) =>
+      done(new Error(`${what} exited before listening (code ${code}, signal ${signal}): ${child.io.stderr().slice(-1500)}`));
     function done(err, port) {
       clearTimeout(timer);
       child.stdout.off('data', onData);
       child.off('exit', onExit);
-      if (err) reject(err); else resolve(port);
+      if (err) reject(err);
+      else resolve(port);
     }
     child.stdout.on('data', onData);
     child.once('exit', onExit);
@@ -60,7 +68,10 @@ export function stop(child, graceMs = 5000) {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => { clearTimeout(timer); resolve(); });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
     child.kill('SIGTERM');
   });
 }
@@ -69,12 +80,18 @@ export function stop(child, graceMs = 5000) {
 export function runWorker(pin, options, timeoutMs) {
   const child = start(pin, process.execPath, [WORKER, JSON.stringify(options)], process.env, undefined);
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`load worker did not finish in ${timeoutMs} ms`)); }, timeoutMs);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`load worker did not finish in ${timeoutMs} ms`));
+    }, timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
       if (code !== 0) return reject(new Error(`load worker failed (${code}): ${child.io.stderr().slice(-1500)}`));
-      try { resolve(JSON.parse(child.io.stdout().trim().split('\n').pop())); }
-      catch { reject(new Error(`load worker printed no JSON: ${child.io.stdout().slice(0, 300)}`)); }
+      try {
+        resolve(JSON.parse(child.io.stdout().trim().split('\n').pop()));
+      } catch {
+        reject(new Error(`load worker printed no JSON: ${child.io.stdout().slice(0, 300)}`));
+      }
     });
   });
 }

@@ -38,8 +38,14 @@ function throughput() {
   autocannon({ url, connections, duration, method, headers, body }, (err, r) => {
     if (err) return fail(err);
     finish({
-      rps: r.requests.average, total: r.requests.total, p50: r.latency.p50, p99: r.latency.p99,
-      non2xx: r.non2xx, errors: r.errors, timeouts: r.timeouts, duration: r.duration,
+      rps: r.requests.average,
+      total: r.requests.total,
+      p50: r.latency.p50,
+      p99: r.latency.p99,
+      non2xx: r.non2xx,
+      errors: r.errors,
+      timeouts: r.timeouts,
+      duration: r.duration,
     });
   });
 }
@@ -61,7 +67,10 @@ async function latency() {
     const buf = Buffer.from(await res.body.arrayBuffer());
     const us = Number(process.hrtime.bigint() - t0) / 1000;
     if (res.statusCode !== 200) throw new Error(`${path} answered ${res.statusCode}: ${buf.toString('utf8', 0, 200)}`);
-    if (i >= warmup) { times.push(us); bytes = buf.byteLength; }
+    if (i >= warmup) {
+      times.push(us);
+      bytes = buf.byteLength;
+    }
   }
   await client.close();
   times.sort((a, b) => a - b);
@@ -70,7 +79,11 @@ async function latency() {
 }
 
 if (options.mode === 'throughput') {
-  try { throughput(); } catch (e) { fail(e); }
+  try {
+    throughput();
+  } catch (e) {
+    fail(e);
+  }
 } else if (options.mode === 'latency') {
   latency().catch(fail);
 } else {

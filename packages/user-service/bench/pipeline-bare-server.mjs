@@ -17,15 +17,29 @@ const EXTRA_HEADERS = process.env.BARE_EXTRA_HEADERS === '1';
 class UserResource {
   get(id) {
     const user = {
-      id, email: 'test@example.com', firstName: 'John', lastName: 'Doe', age: 30, fullName: 'John Doe', status: 'ACTIVE',
-      roles: ['USER'], createdAt: '2026-01-01T00:00:00Z', updatedAt: '2026-01-01T00:00:00Z', birthDate: '1994-05-15',
+      id,
+      email: 'test@example.com',
+      firstName: 'John',
+      lastName: 'Doe',
+      age: 30,
+      fullName: 'John Doe',
+      status: 'ACTIVE',
+      roles: ['USER'],
+      createdAt: '2026-01-01T00:00:00Z',
+      updatedAt: '2026-01-01T00:00:00Z',
+      birthDate: '1994-05-15',
     };
     if (!EXTRA_HEADERS) return user;
     return Response.ok(user)
-      .header('x-api-version', '1').header('access-control-allow-origin', '*')
-      .header('access-control-allow-methods', 'GET, POST, PUT, DELETE').header('access-control-allow-headers', 'X-API-Key, Content-Type')
-      .header('x-rate-limit-limit', 1000000).header('x-rate-limit-remaining', 999999).header('x-rate-limit-reset', 42)
-      .header('x-request-id', randomUUID()).header('vary', 'Accept-Encoding')
+      .header('x-api-version', '1')
+      .header('access-control-allow-origin', '*')
+      .header('access-control-allow-methods', 'GET, POST, PUT, DELETE')
+      .header('access-control-allow-headers', 'X-API-Key, Content-Type')
+      .header('x-rate-limit-limit', 1000000)
+      .header('x-rate-limit-remaining', 999999)
+      .header('x-rate-limit-reset', 42)
+      .header('x-request-id', randomUUID())
+      .header('vary', 'Accept-Encoding')
       .build();
   }
 }
@@ -35,9 +49,16 @@ const param = (index, decorator) => (target, key) => decorator(target, key, inde
 
 const proto = UserResource.prototype;
 const descriptor = Reflect.decorate(
-  [GET('{id}'), param(0, PathParam('id')), Reflect.metadata('design:type', Function),
-    Reflect.metadata('design:paramtypes', [Number]), Reflect.metadata('design:returntype', Object)],
-  proto, 'get', Object.getOwnPropertyDescriptor(proto, 'get'),
+  [
+    GET('{id}'),
+    param(0, PathParam('id')),
+    Reflect.metadata('design:type', Function),
+    Reflect.metadata('design:paramtypes', [Number]),
+    Reflect.metadata('design:returntype', Object),
+  ],
+  proto,
+  'get',
+  Object.getOwnPropertyDescriptor(proto, 'get'),
 );
 if (descriptor) Object.defineProperty(proto, 'get', descriptor);
 Reflect.decorate([Path('/api/users')], UserResource);
@@ -45,6 +66,8 @@ Reflect.decorate([Path('/api/users')], UserResource);
 const app = new Application({ resources: [UserResource] });
 const { port } = await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');
 process.stdout.write(`listening on http://127.0.0.1:${port}\n`);
-const stop = () => { void app.close(500).then(() => process.exit(0)); };
+const stop = () => {
+  void app.close(500).then(() => process.exit(0));
+};
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

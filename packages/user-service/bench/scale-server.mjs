@@ -17,8 +17,13 @@ const count = Number(process.env.USERS ?? 1000);
 if (!Number.isSafeInteger(count) || count < 0 || count > 10_000_000) throw new Error(`bad USERS ${process.env.USERS}`);
 const dataDir = mkdtempSync(join(tmpdir(), 'scale-bench-'));
 const config = await loadConfig({
-  DATA_DIR: dataDir, PORT: process.env.PORT ?? '0', HOST: '127.0.0.1', SEED: 'none', STORAGE: 'memory',
-  RATE_LIMIT_PER_MINUTE: '0', LOG_REQUESTS: 'false',
+  DATA_DIR: dataDir,
+  PORT: process.env.PORT ?? '0',
+  HOST: '127.0.0.1',
+  SEED: 'none',
+  STORAGE: 'memory',
+  RATE_LIMIT_PER_MINUTE: '0',
+  LOG_REQUESTS: 'false',
 });
 const service = await createService(config, { store: new MemoryRecordStore(), log: null });
 const users = service.container.resolve(TOKENS.users);
@@ -28,7 +33,9 @@ const t0 = performance.now();
 for (let i = 0; i < count; i++) {
   // Spread last names so sorting by lastName has real work; emails never contain "nomatch".
   await users.create({
-    email: `user${i}@example.com`, firstName: names[i % names.length], lastName: `${names[(i * 7) % names.length]}${(i * 7919) % 100_000}`,
+    email: `user${i}@example.com`,
+    firstName: names[i % names.length],
+    lastName: `${names[(i * 7) % names.length]}${(i * 7919) % 100_000}`,
     age: 18 + (i % 83),
   });
 }
@@ -38,7 +45,10 @@ globalThis.gc?.();
 const { port } = await service.listen();
 process.stdout.write(`listening on http://127.0.0.1:${port}\n`);
 const stop = () => {
-  void service.close().finally(() => { rmSync(dataDir, { recursive: true, force: true }); process.exit(0); });
+  void service.close().finally(() => {
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
 };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);

@@ -22,10 +22,17 @@ const PKG_DIR = join(BENCH_DIR, '..');
 const env = process.env;
 const int = (name, fallback) => (env[name] === undefined || env[name] === '' ? fallback : Number(env[name]));
 const config = {
-  duration: int('BENCH_DURATION', 5), rounds: int('BENCH_ROUNDS', 3), warmup: int('BENCH_WARMUP', 2),
-  connections: int('BENCH_CONNECTIONS', 10), serverCpu: env.BENCH_SERVER_CPU ?? '0', loadCpu: env.BENCH_LOAD_CPU ?? '1',
-  only: (env.BENCH_ONLY ?? 'a,b,c').split(','), sizes: (env.BENCH_SIZES ?? '1000,10000,100000,1000000').split(',').map(Number),
-  maxNoise: Number(env.BENCH_MAX_NOISE ?? '0.15'), quietWait: int('BENCH_QUIET_WAIT', 120), attempts: int('BENCH_ATTEMPTS', 3),
+  duration: int('BENCH_DURATION', 5),
+  rounds: int('BENCH_ROUNDS', 3),
+  warmup: int('BENCH_WARMUP', 2),
+  connections: int('BENCH_CONNECTIONS', 10),
+  serverCpu: env.BENCH_SERVER_CPU ?? '0',
+  loadCpu: env.BENCH_LOAD_CPU ?? '1',
+  only: (env.BENCH_ONLY ?? 'a,b,c').split(','),
+  sizes: (env.BENCH_SIZES ?? '1000,10000,100000,1000000').split(',').map(Number),
+  maxNoise: Number(env.BENCH_MAX_NOISE ?? '0.15'),
+  quietWait: int('BENCH_QUIET_WAIT', 120),
+  attempts: int('BENCH_ATTEMPTS', 3),
 };
 const serverPin = pinning(config.serverCpu);
 const loadPin = pinning(config.loadCpu);
@@ -33,18 +40,25 @@ const loadPin = pinning(config.loadCpu);
 /** The user service as `node dist/main.js`; the max rate limit config accepts (1e6/min) stays out of the way. */
 function serviceSpec(name, storage) {
   return {
-    name, args: [join(PKG_DIR, 'dist/main.js')],
+    name,
+    args: [join(PKG_DIR, 'dist/main.js')],
     env: { STORAGE: storage, RATE_LIMIT_PER_MINUTE: '1000000', LOG_REQUESTS: 'false', SEED: 'demo' },
   };
 }
 const bareSpec = { name: 'pipeline bare JSON route', args: [join(BENCH_DIR, 'pipeline-bare-server.mjs')], env: {} };
 /** Diagnostic row of (a): the bare route plus the nine response headers the service adds. */
-const bareHeadersSpec = { name: 'bare route + the service\'s 9 headers', args: bareSpec.args, env: { BARE_EXTRA_HEADERS: '1' } };
+const bareHeadersSpec = { name: "bare route + the service's 9 headers", args: bareSpec.args, env: { BARE_EXTRA_HEADERS: '1' } };
 
 /** Starts `spec` pinned on a fresh DATA_DIR, checks one answer, warms up, measures, stops. */
 async function measure(spec, load, sanity) {
   const dataDir = mkdtempSync(join(tmpdir(), 'service-bench-'));
-  const child = start(serverPin, process.execPath, spec.args, { PATH: env.PATH, ...spec.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir }, PKG_DIR);
+  const child = start(
+    serverPin,
+    process.execPath,
+    spec.args,
+    { PATH: env.PATH, ...spec.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir },
+    PKG_DIR,
+  );
   try {
     const port = await listeningPort(child, 20_000, spec.name);
     const url = `http://127.0.0.1:${port}${load.path}`;
@@ -78,12 +92,14 @@ function check(spec, r) {
 }
 
 /** One request before the load; the answer must have `status` and carry `headers`. */
-const sanityOf = (load, status, headers = []) => async (url) => {
-  const res = await fetch(url, { method: load.method, headers: load.headers, body: load.body, signal: AbortSignal.timeout(5000) });
-  const text = await res.text();
-  if (res.status !== status) throw new Error(`sanity request answered ${res.status}: ${text.slice(0, 200)}`);
-  for (const h of headers) if (!res.headers.has(h)) throw new Error(`sanity request: header ${h} missing`);
-};
+const sanityOf =
+  (load, status, headers = []) =>
+  async (url) => {
+    const res = await fetch(url, { method: load.method, headers: load.headers, body: load.body, signal: AbortSignal.timeout(5000) });
+    const text = await res.text();
+    if (res.status !== status) throw new Error(`sanity request answered ${res.status}: ${text.slice(0, 200)}`);
+    for (const h of headers) if (!res.headers.has(h)) throw new Error(`sanity request: header ${h} missing`);
+  };
 
 /** Alternating rounds of the servers under one load; returns the rows and the ratio first/second. */
 async function compare(title, specs, load, sanity) {
@@ -96,25 +112,39 @@ async function compare(title, specs, load, sanity) {
       for (let attempt = 1; attempt <= config.attempts; attempt++) {
         s = await measure(specs[i], load, sanity[i]);
         if (s.noise === null || s.noise <= config.maxNoise) break;
-        process.stderr.write(`  ${specs[i].name}: other programs used ${s.noise.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
+        process.stderr.write(
+          `  ${specs[i].name}: other programs used ${s.noise.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`,
+        );
       }
-      process.stderr.write(`  ${title} | ${specs[i].name} round ${round + 1}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms, noise ${s.noise?.toFixed(2)}\n`);
+      process.stderr.write(
+        `  ${title} | ${specs[i].name} round ${round + 1}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms, noise ${s.noise?.toFixed(2)}\n`,
+      );
       samples[i].push(s);
     }
   }
   const rows = specs.map((spec, i) => ({
-    name: spec.name, rps: median(samples[i].map((s) => s.rps)), p50: median(samples[i].map((s) => s.p50)),
-    p99: median(samples[i].map((s) => s.p99)), cpuUsPerReq: median(samples[i].map((s) => s.cpuUsPerReq ?? Number.NaN)),
-    noisy: samples[i].filter((s) => s.noise !== null && s.noise > config.maxNoise).length, samples: samples[i],
+    name: spec.name,
+    rps: median(samples[i].map((s) => s.rps)),
+    p50: median(samples[i].map((s) => s.p50)),
+    p99: median(samples[i].map((s) => s.p99)),
+    cpuUsPerReq: median(samples[i].map((s) => s.cpuUsPerReq ?? Number.NaN)),
+    noisy: samples[i].filter((s) => s.noise !== null && s.noise > config.maxNoise).length,
+    samples: samples[i],
   }));
   return { title, rows, ratio: rows[0].rps / rows[1].rps };
 }
 
 function throughputTable(c, target) {
-  const lines = [`**${c.title}** (ratio ${c.ratio.toFixed(2)}, target >= ${target})`, '',
-    `| server | median req/s | vs ${c.rows[1].name} | p50 | p99 | server CPU / req |`, '|---|---:|---:|---:|---:|---:|'];
+  const lines = [
+    `**${c.title}** (ratio ${c.ratio.toFixed(2)}, target >= ${target})`,
+    '',
+    `| server | median req/s | vs ${c.rows[1].name} | p50 | p99 | server CPU / req |`,
+    '|---|---:|---:|---:|---:|---:|',
+  ];
   for (const r of c.rows) {
-    lines.push(`| ${r.name}${r.noisy ? ` (${r.noisy} noisy)` : ''} | ${Math.round(r.rps)} | ${(r.rps / c.rows[1].rps).toFixed(2)} | ${r.p50} ms | ${r.p99} ms | ${Number.isNaN(r.cpuUsPerReq) ? '-' : `${r.cpuUsPerReq.toFixed(1)} us`} |`);
+    lines.push(
+      `| ${r.name}${r.noisy ? ` (${r.noisy} noisy)` : ''} | ${Math.round(r.rps)} | ${(r.rps / c.rows[1].rps).toFixed(2)} | ${r.p50} ms | ${r.p99} ms | ${Number.isNaN(r.cpuUsPerReq) ? '-' : `${r.cpuUsPerReq.toFixed(1)} us`} |`,
+    );
   }
   return lines.join('\n');
 }
@@ -130,14 +160,25 @@ const SCALE_ENDPOINTS = [
 async function scale() {
   const rows = [];
   for (const n of config.sizes) {
-    const child = start(serverPin, process.execPath, ['--max-old-space-size=8192', join(BENCH_DIR, 'scale-server.mjs')],
-      { PATH: env.PATH, USERS: String(n), PORT: '0' }, PKG_DIR);
+    const child = start(
+      serverPin,
+      process.execPath,
+      ['--max-old-space-size=8192', join(BENCH_DIR, 'scale-server.mjs')],
+      { PATH: env.PATH, USERS: String(n), PORT: '0' },
+      PKG_DIR,
+    );
     try {
       const port = await listeningPort(child, 300_000, `scale-server ${n}`);
       for (const { name, path } of SCALE_ENDPOINTS) {
         await waitQuiet(config.maxNoise, config.quietWait);
-        const r = await runWorker(loadPin, { mode: 'latency', url: `http://127.0.0.1:${port}${path(n)}`, samples: 1000, maxSeconds: 5, warmup: 10 }, 180_000);
-        process.stderr.write(`  scale ${n} | ${name}: p50 ${(r.p50Us / 1000).toFixed(2)} ms, p99 ${(r.p99Us / 1000).toFixed(2)} ms (${r.count} samples, ${r.bytes} B)\n`);
+        const r = await runWorker(
+          loadPin,
+          { mode: 'latency', url: `http://127.0.0.1:${port}${path(n)}`, samples: 1000, maxSeconds: 5, warmup: 10 },
+          180_000,
+        );
+        process.stderr.write(
+          `  scale ${n} | ${name}: p50 ${(r.p50Us / 1000).toFixed(2)} ms, p99 ${(r.p99Us / 1000).toFixed(2)} ms (${r.count} samples, ${r.bytes} B)\n`,
+        );
         rows.push({ users: n, endpoint: name, ...r });
       }
       process.stderr.write(`  ${child.io.stderr().trim()}\n`);
@@ -147,25 +188,46 @@ async function scale() {
   }
   const lines = ['| users | endpoint | p50 | p99 | samples | body |', '|---:|---|---:|---:|---:|---:|'];
   for (const r of rows) {
-    lines.push(`| ${r.users.toLocaleString('en-US')} | ${r.endpoint} | ${(r.p50Us / 1000).toFixed(2)} ms | ${(r.p99Us / 1000).toFixed(2)} ms | ${r.count} | ${r.bytes} B |`);
+    lines.push(
+      `| ${r.users.toLocaleString('en-US')} | ${r.endpoint} | ${(r.p50Us / 1000).toFixed(2)} ms | ${(r.p99Us / 1000).toFixed(2)} ms | ${r.count} | ${r.bytes} B |`,
+    );
   }
   return { rows, table: lines.join('\n') };
 }
 
 const results = { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model, config };
 const out = [];
-process.stderr.write(`service-bench: ${config.rounds} rounds x (${config.warmup} s warm-up + ${config.duration} s), ${config.connections} connections, server cpu ${config.serverCpu}, load cpu ${config.loadCpu}\n`);
+process.stderr.write(
+  `service-bench: ${config.rounds} rounds x (${config.warmup} s warm-up + ${config.duration} s), ${config.connections} connections, server cpu ${config.serverCpu}, load cpu ${config.loadCpu}\n`,
+);
 if (config.only.includes('a')) {
   const load = { method: 'GET', path: '/api/users/1', headers: { 'x-api-version': '1', origin: 'http://bench.example' } };
-  results.a = await compare('(a) GET /api/users/1: user service vs pipeline bare route', [serviceSpec('user-service (journal)', 'journal'), bareSpec, bareHeadersSpec], load,
-    [sanityOf(load, 200, ['x-api-version', 'x-rate-limit-limit', 'x-request-id', 'access-control-allow-origin']), sanityOf(load, 200), sanityOf(load, 200, ['x-request-id'])]);
+  results.a = await compare(
+    '(a) GET /api/users/1: user service vs pipeline bare route',
+    [serviceSpec('user-service (journal)', 'journal'), bareSpec, bareHeadersSpec],
+    load,
+    [
+      sanityOf(load, 200, ['x-api-version', 'x-rate-limit-limit', 'x-request-id', 'access-control-allow-origin']),
+      sanityOf(load, 200),
+      sanityOf(load, 200, ['x-request-id']),
+    ],
+  );
   out.push(throughputTable(results.a, 0.75));
 }
 if (config.only.includes('b')) {
-  const load = { method: 'POST', path: '/api/users', headers: { 'content-type': 'application/json', 'x-api-version': '1' },
-    body: JSON.stringify({ email: 'bench@example.com', firstName: 'Bench', lastName: 'Mark', age: 33 }) };
+  const load = {
+    method: 'POST',
+    path: '/api/users',
+    headers: { 'content-type': 'application/json', 'x-api-version': '1' },
+    body: JSON.stringify({ email: 'bench@example.com', firstName: 'Bench', lastName: 'Mark', age: 33 }),
+  };
   const sanity = sanityOf(load, 201, ['location', 'x-rate-limit-limit']);
-  results.b = await compare('(b) POST /api/users: STORAGE=journal (fsync per group) vs memory', [serviceSpec('journal', 'journal'), serviceSpec('memory', 'memory')], load, [sanity, sanity]);
+  results.b = await compare(
+    '(b) POST /api/users: STORAGE=journal (fsync per group) vs memory',
+    [serviceSpec('journal', 'journal'), serviceSpec('memory', 'memory')],
+    load,
+    [sanity, sanity],
+  );
   out.push(throughputTable(results.b, 0.5));
 }
 if (config.only.includes('c')) {

@@ -11,7 +11,9 @@ import { createService } from './server.js';
 async function main(): Promise<void> {
   const config = await loadConfig(process.env);
   if (config.devDefaults.length > 0) {
-    process.stderr.write(`${JSON.stringify({ level: 'warn', message: 'development defaults in use (refused with NODE_ENV=production)', variables: config.devDefaults })}\n`);
+    process.stderr.write(
+      `${JSON.stringify({ level: 'warn', message: 'development defaults in use (refused with NODE_ENV=production)', variables: config.devDefaults })}\n`,
+    );
   }
   const service = await createService(config);
   // Handlers first: a supervisor may signal the moment it sees `listening on`.

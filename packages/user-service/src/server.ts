@@ -25,9 +25,7 @@ import { XmlUserWriter } from './http/providers/xml-user-writer.js';
 import { AsyncUsersResource } from './http/resources/async-resource.js';
 import { AuthResource } from './http/resources/auth-resource.js';
 import { FilesResource } from './http/resources/files-resource.js';
-import {
-  CustomDataResource, HealthResource, LargeDataResource, SchemaResource, TestResource,
-} from './http/resources/misc-resources.js';
+import { CustomDataResource, HealthResource, LargeDataResource, SchemaResource, TestResource } from './http/resources/misc-resources.js';
 import { ProductsResource } from './http/resources/products-resource.js';
 import { AdminUsersResource, ExternalUsersResource, ProtectedUsersResource } from './http/resources/protected-resources.js';
 import { UsersResource } from './http/resources/users-resource.js';
@@ -37,14 +35,30 @@ import { createRecordStore, type RecordStore } from './storage/index.js';
 
 /** Every resource class of the service (also used by the DI test). */
 export const RESOURCES = [
-  UsersResource, AuthResource, AdminUsersResource, ProtectedUsersResource, ExternalUsersResource, HealthResource,
-  TestResource, LargeDataResource, CustomDataResource, SchemaResource, ProductsResource, XmlUsersResource,
-  FilesResource, AsyncUsersResource,
+  UsersResource,
+  AuthResource,
+  AdminUsersResource,
+  ProtectedUsersResource,
+  ExternalUsersResource,
+  HealthResource,
+  TestResource,
+  LargeDataResource,
+  CustomDataResource,
+  SchemaResource,
+  ProductsResource,
+  XmlUsersResource,
+  FilesResource,
+  AsyncUsersResource,
 ] as const;
 
 /** Every provider class the service registers (instances are added beside them). */
 export const PROVIDER_CLASSES = [
-  RequestIdFilter, ApiVersionFilter, BasicAuthFilter, BearerAuthFilter, ApiKeyFilter, RateLimitFilter,
+  RequestIdFilter,
+  ApiVersionFilter,
+  BasicAuthFilter,
+  BearerAuthFilter,
+  ApiKeyFilter,
+  RateLimitFilter,
   CustomFieldInterceptor,
 ] as const;
 
@@ -78,11 +92,13 @@ export interface Service {
 export async function createService(config: AppConfig, options: ServiceOptions = {}): Promise<Service> {
   const logError = options.logError ?? defaultErrorLog;
   const logInfo = options.logInfo ?? defaultInfoLog;
-  const store = options.store ?? createRecordStore(config.storage, join(config.dataDir, 'store'), {
-    // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
-    onSnapshotError: (error) => logError(error, undefined),
-    onSnapshotRecovered: (recovery) => logInfo(recovery.message),
-  });
+  const store =
+    options.store ??
+    createRecordStore(config.storage, join(config.dataDir, 'store'), {
+      // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
+      onSnapshotError: (error) => logError(error, undefined),
+      onSnapshotRecovered: (recovery) => logInfo(recovery.message),
+    });
   await store.open();
   const users = new UserService(store);
   const upstream = config.productCatalogUrl === undefined ? undefined : new UpstreamCatalog(config.productCatalogUrl);
@@ -95,7 +111,14 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   if (config.seed === 'demo') {
     // The demo orders are priced from the embedded catalog: a fresh deployment must start even
     // when an upstream catalogue is down.
-    await seedDemoData(store, undefined, { findProduct: new EmbeddedCatalog().lookup, extraSeeders: [async () => { await files.seedDemoFile(); }] });
+    await seedDemoData(store, undefined, {
+      findProduct: new EmbeddedCatalog().lookup,
+      extraSeeders: [
+        async () => {
+          await files.seedDemoFile();
+        },
+      ],
+    });
   }
 
   const container = rootContainer.createChildContainer();
@@ -121,7 +144,11 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     providers: [
       ...PROVIDER_CLASSES,
       new XmlUserWriter(),
-      new CorsFilter({ allowOrigin: config.cors.origin, allowMethods: splitList(config.cors.methods), allowHeaders: splitList(config.cors.headers) }),
+      new CorsFilter({
+        allowOrigin: config.cors.origin,
+        allowMethods: splitList(config.cors.methods),
+        allowHeaders: splitList(config.cors.headers),
+      }),
       new GzipFeature({ threshold: 1024 }),
     ],
     errorBody: serviceErrorBody,
@@ -131,17 +158,29 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   app.build();
 
   const log = options.log === undefined ? (config.logRequests ? defaultAccessLog : null) : options.log;
-  const onFinish = log === null ? undefined : (message: unknown): void => {
-    const m = message as { request: ContainerRequestContext; status: number; durationMs: number };
-    log(JSON.stringify({
-      time: new Date().toISOString(), requestId: m.request.getProperty(REQUEST_ID_PROPERTY),
-      method: m.request.method, path: m.request.path, status: m.status, durationMs: m.durationMs,
-    }));
-  };
+  const onFinish =
+    log === null
+      ? undefined
+      : (message: unknown): void => {
+          const m = message as { request: ContainerRequestContext; status: number; durationMs: number };
+          log(
+            JSON.stringify({
+              time: new Date().toISOString(),
+              requestId: m.request.getProperty(REQUEST_ID_PROPERTY),
+              method: m.request.method,
+              path: m.request.path,
+              status: m.status,
+              durationMs: m.durationMs,
+            }),
+          );
+        };
   if (onFinish !== undefined) diagnostics_channel.subscribe(CHANNEL_NAMES.finish, onFinish);
 
   return {
-    app, store, container, jobs,
+    app,
+    store,
+    container,
+    jobs,
     listen: () => app.listen(config.port, config.host),
     async close() {
       await app.close(config.shutdownDeadlineMs);
@@ -167,7 +206,10 @@ function upstreamLookup(upstream: UpstreamCatalog): ProductLookup {
 }
 
 function splitList(value: string): string[] {
-  return value.split(',').map((s) => s.trim()).filter((s) => s !== '');
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }
 
 function defaultAccessLog(line: string): void {

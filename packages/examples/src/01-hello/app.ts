@@ -8,15 +8,28 @@
  *   POST /hello  {"name":"Ada"}      → 201 {"message":"Hello, Ada!", ...}
  */
 import {
-  Application, BadRequestError, Consumes, DefaultValue, GET, NotBlank, Path, PathParam, Pattern, POST, Produces,
-  QueryParam, Response, Size,
+  Application,
+  BadRequestError,
+  Consumes,
+  DefaultValue,
+  GET,
+  NotBlank,
+  Path,
+  PathParam,
+  Pattern,
+  POST,
+  Produces,
+  QueryParam,
+  Response,
+  Size,
 } from '@jaxrs-node/pipeline';
 
 const GREETINGS: Readonly<Record<string, string>> = { en: 'Hello', fr: 'Bonjour', de: 'Hallo' };
 
 /** What `POST /hello` accepts. The constraints run before the method (400 on failure). */
 export class GreetingRequest {
-  @NotBlank() @Size({ max: 50 })
+  @NotBlank()
+  @Size({ max: 50 })
   name!: string;
 
   @Pattern(/en|fr|de/, 'must be one of en, fr, de')
@@ -33,10 +46,7 @@ export interface Greeting {
 export class HelloResource {
   /** Query parameters: absent ones take their `@DefaultValue`; `times` is converted to a number (400 if not one). */
   @GET()
-  greet(
-    @QueryParam('name') @DefaultValue('world') name: string,
-    @QueryParam('times') @DefaultValue('1') times: number,
-  ): Greeting {
+  greet(@QueryParam('name') @DefaultValue('world') name: string, @QueryParam('times') @DefaultValue('1') times: number): Greeting {
     if (!Number.isInteger(times) || times < 1 || times > 5) throw new BadRequestError('times must be an integer from 1 to 5');
     return { message: Array.from({ length: times }, () => `Hello, ${name}!`).join(' '), lang: 'en' };
   }
@@ -59,7 +69,9 @@ export class HelloResource {
   create(request: GreetingRequest): Response {
     const lang = request.lang ?? 'en';
     const greeting: Greeting = { message: `${GREETINGS[lang]}, ${request.name}!`, lang };
-    return Response.created(`/hello/${encodeURIComponent(request.name)}?lang=${lang}`).entity(greeting).build();
+    return Response.created(`/hello/${encodeURIComponent(request.name)}?lang=${lang}`)
+      .entity(greeting)
+      .build();
   }
 }
 

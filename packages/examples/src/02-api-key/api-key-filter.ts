@@ -1,6 +1,11 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import {
-  Priorities, Priority, Response, SecurityContext, type ContainerRequestContext, type ContainerRequestFilter,
+  Priorities,
+  Priority,
+  Response,
+  SecurityContext,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
 } from '@jaxrs-node/pipeline';
 
 /** Paths that skip the key check (SPEC, Authentication rule 5: `/health`). */
@@ -55,8 +60,5 @@ function digest(key: string): Buffer {
 
 /** 401 with the challenge RFC 9110 §11.6.1 requires, and a JSON body like the pipeline's own errors. */
 function unauthorized(message: string): Response {
-  return Response.status(401)
-    .header('WWW-Authenticate', 'API-Key')
-    .entity({ status: 401, error: 'Unauthorized', message })
-    .build();
+  return Response.status(401).header('WWW-Authenticate', 'API-Key').entity({ status: 401, error: 'Unauthorized', message }).build();
 }

@@ -46,6 +46,9 @@ export function createApp(options: ApiKeyAppOptions = {}): Application {
 }
 
 function keysFromEnv(): string[] {
-  const list = (process.env.API_KEYS ?? '').split(',').map((k) => k.trim()).filter((k) => k !== '');
+  const list = (process.env.API_KEYS ?? '')
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
   return list.length > 0 ? list : ['demo-key'];
 }

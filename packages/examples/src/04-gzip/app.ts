@@ -9,8 +9,16 @@
  * they leave. `BodySizeInterceptor` makes that visible with an `X-Identity-Length` header.
  */
 import {
-  Application, GET, GzipWriterInterceptor, Path, Priorities, Priority, QueryParam, DefaultValue,
-  type WriterInterceptor, type WriterInterceptorContext,
+  Application,
+  GET,
+  GzipWriterInterceptor,
+  Path,
+  Priorities,
+  Priority,
+  QueryParam,
+  DefaultValue,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '@jaxrs-node/pipeline';
 
 /** One row of the report. */
@@ -54,9 +62,11 @@ export class BodySizeInterceptor implements WriterInterceptor {
 
 /** The application: compress JSON and text bodies of 1 KiB or more. */
 export function createApp(): Application {
-  return new Application({ resources: [ReportResource] })
-    // GzipWriterInterceptor already carries @Priority(Priorities.ENTITY_CODER); the explicit
-    // priority only shows where a registration-time one goes (it beats the decorator).
-    .register(new GzipWriterInterceptor({ threshold: 1024, level: 6 }), { priority: Priorities.ENTITY_CODER })
-    .register(new BodySizeInterceptor());
+  return (
+    new Application({ resources: [ReportResource] })
+      // GzipWriterInterceptor already carries @Priority(Priorities.ENTITY_CODER); the explicit
+      // priority only shows where a registration-time one goes (it beats the decorator).
+      .register(new GzipWriterInterceptor({ threshold: 1024, level: 6 }), { priority: Priorities.ENTITY_CODER })
+      .register(new BodySizeInterceptor())
+  );
 }

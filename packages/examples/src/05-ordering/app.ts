@@ -15,9 +15,21 @@
  */
 import { Application, Context, ContainerRequestContext, GET, Path, POST } from '@jaxrs-node/pipeline';
 import {
-  AuthenticationResponseStep, AuthenticationStep, AuthorizationStep, CoderReadStep, CoderWriteStep, DemoError,
-  DemoErrorMapper, HeaderResponseStep, PreMatchingStep, step, TraceHeaderInterceptor, UserReadStep,
-  UserResponseStep, UserStep, UserWriteStep,
+  AuthenticationResponseStep,
+  AuthenticationStep,
+  AuthorizationStep,
+  CoderReadStep,
+  CoderWriteStep,
+  DemoError,
+  DemoErrorMapper,
+  HeaderResponseStep,
+  PreMatchingStep,
+  step,
+  TraceHeaderInterceptor,
+  UserReadStep,
+  UserResponseStep,
+  UserStep,
+  UserWriteStep,
 } from './steps.js';
 
 @Path('/ordering')
@@ -47,9 +59,19 @@ export function createApp(): Application {
   return new Application({
     resources: [OrderingResource],
     providers: [
-      UserWriteStep, UserResponseStep, UserStep, UserReadStep,
-      TraceHeaderInterceptor, CoderWriteStep, HeaderResponseStep, AuthenticationResponseStep,
-      AuthorizationStep, AuthenticationStep, CoderReadStep, PreMatchingStep, DemoErrorMapper,
+      UserWriteStep,
+      UserResponseStep,
+      UserStep,
+      UserReadStep,
+      TraceHeaderInterceptor,
+      CoderWriteStep,
+      HeaderResponseStep,
+      AuthenticationResponseStep,
+      AuthorizationStep,
+      AuthenticationStep,
+      CoderReadStep,
+      PreMatchingStep,
+      DemoErrorMapper,
     ],
   });
 }

@@ -3,10 +3,20 @@
  * providers are shared by concurrent requests, so per-request state never lives on them).
  */
 import {
-  MapsError, PreMatching, Priorities, Priority, Response,
-  type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext,
-  type ContainerResponseFilter, type ExceptionMapper, type ReaderInterceptor, type ReaderInterceptorContext,
-  type WriterInterceptor, type WriterInterceptorContext,
+  MapsError,
+  PreMatching,
+  Priorities,
+  Priority,
+  Response,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type ExceptionMapper,
+  type ReaderInterceptor,
+  type ReaderInterceptorContext,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '@jaxrs-node/pipeline';
 
 const TRACE = 'example.trace';
@@ -21,12 +31,16 @@ export function step(ctx: ContainerRequestContext, name: string): void {
 /** Runs before matching: the only kind of filter that also runs for a 404. */
 @PreMatching()
 export class PreMatchingStep implements ContainerRequestFilter {
-  filterRequest(ctx: ContainerRequestContext): void { step(ctx, 'pre-matching'); }
+  filterRequest(ctx: ContainerRequestContext): void {
+    step(ctx, 'pre-matching');
+  }
 }
 
 @Priority(Priorities.AUTHENTICATION)
 export class AuthenticationStep implements ContainerRequestFilter {
-  filterRequest(ctx: ContainerRequestContext): void { step(ctx, 'request:1000'); }
+  filterRequest(ctx: ContainerRequestContext): void {
+    step(ctx, 'request:1000');
+  }
 }
 
 /** Aborts when asked to (`X-Abort: yes`), like an authorization filter refusing a caller. */
@@ -40,7 +54,9 @@ export class AuthorizationStep implements ContainerRequestFilter {
 
 /** No @Priority: USER (5000), the default. */
 export class UserStep implements ContainerRequestFilter {
-  filterRequest(ctx: ContainerRequestContext): void { step(ctx, 'request:5000'); }
+  filterRequest(ctx: ContainerRequestContext): void {
+    step(ctx, 'request:5000');
+  }
 }
 
 @Priority(Priorities.ENTITY_CODER)
@@ -61,7 +77,9 @@ export class UserReadStep implements ReaderInterceptor {
 // Response filters run in DESCENDING priority: 5000, then 3000, then 1000.
 @Priority(Priorities.AUTHENTICATION)
 export class AuthenticationResponseStep implements ContainerResponseFilter {
-  filterResponse(req: ContainerRequestContext): void { step(req, 'response:1000'); }
+  filterResponse(req: ContainerRequestContext): void {
+    step(req, 'response:1000');
+  }
 }
 
 @Priority(Priorities.HEADER_DECORATOR)
@@ -73,7 +91,9 @@ export class HeaderResponseStep implements ContainerResponseFilter {
 }
 
 export class UserResponseStep implements ContainerResponseFilter {
-  filterResponse(req: ContainerRequestContext): void { step(req, 'response:5000'); }
+  filterResponse(req: ContainerRequestContext): void {
+    step(req, 'response:5000');
+  }
 }
 
 // Writer interceptors run ascending and NEST: 4000 wraps 5000, which wraps the writer.

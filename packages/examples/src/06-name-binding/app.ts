@@ -13,7 +13,15 @@
  *   curl -i -X DELETE -H 'Authorization: Bearer alice-token' localhost:3000/api/reports/1 → 204
  */
 import {
-  Application, Context, DELETE, GET, Path, PathParam, ResourceInfo, RolesAllowed, RolesAllowedFeature,
+  Application,
+  Context,
+  DELETE,
+  GET,
+  Path,
+  PathParam,
+  ResourceInfo,
+  RolesAllowed,
+  RolesAllowedFeature,
   SecurityContext,
 } from '@jaxrs-node/pipeline';
 import { BearerAuthFilter, CHALLENGE, ServerTimingFilter, Timed } from './providers.js';
@@ -22,10 +30,14 @@ export { BearerAuthFilter, ServerTimingFilter, Timed } from './providers.js';
 
 @Path('/api/reports')
 export class ReportsResource {
-  private readonly reports = new Map<number, string>([[1, 'Q1'], [2, 'Q2']]);
+  private readonly reports = new Map<number, string>([
+    [1, 'Q1'],
+    [2, 'Q2'],
+  ]);
 
   /** Public and timed. */
-  @GET() @Timed()
+  @GET()
+  @Timed()
   list(): string[] {
     return [...this.reports.values()];
   }
@@ -37,13 +49,16 @@ export class ReportsResource {
   }
 
   /** Any signed-in USER or ADMIN. The binding's arguments are readable at run time too. */
-  @GET('/{id}') @Timed() @RolesAllowed('USER', 'ADMIN')
+  @GET('/{id}')
+  @Timed()
+  @RolesAllowed('USER', 'ADMIN')
   get(@PathParam('id') id: number, @Context() sc: SecurityContext, @Context() info: ResourceInfo): object {
     return { id, title: this.reports.get(id) ?? null, viewer: sc.principal?.name, requiredRoles: info.getBinding(RolesAllowed) };
   }
 
   /** ADMIN only. */
-  @DELETE('/{id}') @RolesAllowed('ADMIN')
+  @DELETE('/{id}')
+  @RolesAllowed('ADMIN')
   remove(@PathParam('id') id: number): void {
     this.reports.delete(id);
   }

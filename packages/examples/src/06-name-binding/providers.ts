@@ -1,7 +1,14 @@
 /** The providers of example 6: a name-bound timing filter and a bearer-token authentication filter. */
 import {
-  NameBinding, NotAuthorizedError, Priorities, Priority, SecurityContext,
-  type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter,
+  NameBinding,
+  NotAuthorizedError,
+  Priorities,
+  Priority,
+  SecurityContext,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 
 /**

@@ -12,11 +12,16 @@ import { DeprecationFeature, type DeprecationOptions } from './deprecation-featu
 
 export { DeprecationFeature, DeprecationHeaders } from './deprecation-feature.js';
 
-const USERS = [{ id: 1, name: 'Ada Lovelace' }, { id: 2, name: 'Alan Turing' }];
+const USERS = [
+  { id: 1, name: 'Ada Lovelace' },
+  { id: 2, name: 'Alan Turing' },
+];
 
 @Path('/api/v1/users')
 export class UsersV1 {
-  @GET() list(): { id: number; name: string }[] { return USERS; }
+  @GET() list(): { id: number; name: string }[] {
+    return USERS;
+  }
   @GET('/{id}') get(@PathParam('id') id: number): { id: number; name: string } {
     const user = USERS.find((u) => u.id === id);
     if (user === undefined) throw new NotFoundError(`no user ${id}`);

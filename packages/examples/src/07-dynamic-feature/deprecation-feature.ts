@@ -1,5 +1,9 @@
 import type {
-  ContainerRequestContext, ContainerResponseContext, ContainerResponseFilter, DynamicFeature, FeatureContext,
+  ContainerRequestContext,
+  ContainerResponseContext,
+  ContainerResponseFilter,
+  DynamicFeature,
+  FeatureContext,
   ResourceInfo,
 } from '@jaxrs-node/pipeline';
 

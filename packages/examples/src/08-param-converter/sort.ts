@@ -5,7 +5,10 @@ export type Direction = 'asc' | 'desc';
 
 /** One sort key, parsed from `field,direction` (e.g. `year,desc`). */
 export class SortOrder {
-  constructor(readonly field: string, readonly direction: Direction) {}
+  constructor(
+    readonly field: string,
+    readonly direction: Direction,
+  ) {}
 
   /** Compares two records on this key (strings by locale, numbers numerically). */
   compare(a: Record<string, unknown>, b: Record<string, unknown>): number {

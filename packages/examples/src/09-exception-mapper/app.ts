@@ -23,7 +23,8 @@ const OVERDRAFT_LIMIT = 1000;
 
 /** The request body; a zero or negative amount is a 400 before the method runs. */
 export class Withdrawal {
-  @NotNull() @Min(0, { exclusive: true })
+  @NotNull()
+  @Min(0, { exclusive: true })
   amount!: number;
 }
 

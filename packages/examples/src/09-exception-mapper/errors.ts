@@ -28,13 +28,21 @@ export class AccountFrozenError extends DomainError {
 }
 
 export class InsufficientFundsError extends DomainError {
-  constructor(readonly balance: number, readonly requested: number, message = `balance ${balance} is below ${requested}`) {
+  constructor(
+    readonly balance: number,
+    readonly requested: number,
+    message = `balance ${balance} is below ${requested}`,
+  ) {
     super(message);
   }
 }
 
 export class OverdraftLimitError extends InsufficientFundsError {
-  constructor(balance: number, requested: number, readonly limit: number) {
+  constructor(
+    balance: number,
+    requested: number,
+    readonly limit: number,
+  ) {
     super(balance, requested, `withdrawing ${requested} would pass the overdraft limit of ${limit}`);
   }
 }

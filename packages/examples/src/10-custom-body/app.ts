@@ -38,7 +38,9 @@ export class SalesResource {
   @POST('/points')
   @Consumes(POINT_MEDIA_TYPE)
   addPoint(point: Point): Response {
-    return Response.status(201).entity({ x: point.x, y: point.y, distanceFromOrigin: Math.hypot(point.x, point.y) }).build();
+    return Response.status(201)
+      .entity({ x: point.x, y: point.y, distanceFromOrigin: Math.hypot(point.x, point.y) })
+      .build();
   }
 }
 

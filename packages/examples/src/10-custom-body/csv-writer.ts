@@ -22,7 +22,12 @@ export class CsvWriter implements MessageBodyWriter<readonly Row[]> {
   writeTo(rows: readonly Row[]): Body {
     const columns: string[] = [];
     const seen = new Set<string>();
-    for (const row of rows) for (const key of Object.keys(row)) if (!seen.has(key)) { seen.add(key); columns.push(key); }
+    for (const row of rows)
+      for (const key of Object.keys(row))
+        if (!seen.has(key)) {
+          seen.add(key);
+          columns.push(key);
+        }
     const lines = [columns.map(cell).join(',')];
     for (const row of rows) lines.push(columns.map((c) => cell(row[c])).join(','));
     return `${lines.join('\r\n')}\r\n`;

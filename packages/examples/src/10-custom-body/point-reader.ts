@@ -6,7 +6,10 @@ export const POINT_MEDIA_TYPE = 'application/vnd.example.point+text';
 
 /** A point in the plane. */
 export class Point {
-  constructor(readonly x: number, readonly y: number) {}
+  constructor(
+    readonly x: number,
+    readonly y: number,
+  ) {}
 }
 
 const NUMBER = String.raw`-?\d{1,15}(?:\.\d{1,15})?`;

@@ -2,12 +2,22 @@ import { JsonOptions, ResolvesContext, type ContextResolver, type TypeToken } fr
 
 /** An audit event: machines read it, so dates are epoch milliseconds and absent fields are omitted. */
 export class AuditEvent {
-  constructor(readonly id: number, readonly action: string, readonly at: Date, readonly actor: string | null) {}
+  constructor(
+    readonly id: number,
+    readonly action: string,
+    readonly at: Date,
+    readonly actor: string | null,
+  ) {}
 }
 
 /** A report: people read it, so it is indented. */
 export class Report {
-  constructor(readonly title: string, readonly generatedAt: Date, readonly totals: Record<string, number>, readonly comment: string | null) {}
+  constructor(
+    readonly title: string,
+    readonly generatedAt: Date,
+    readonly totals: Record<string, number>,
+    readonly comment: string | null,
+  ) {}
 }
 
 /**

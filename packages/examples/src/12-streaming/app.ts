@@ -33,7 +33,11 @@ const MAX_ROWS = 2_000_000;
 /** Stands in for a database cursor: one page per round trip. */
 async function fetchPage(offset: number, size: number): Promise<{ id: number; sku: string; quantity: number }[]> {
   await new Promise<void>((resolve) => setImmediate(resolve));
-  return Array.from({ length: size }, (_, i) => ({ id: offset + i + 1, sku: `SKU-${String(offset + i + 1).padStart(8, '0')}`, quantity: (offset + i) % 97 }));
+  return Array.from({ length: size }, (_, i) => ({
+    id: offset + i + 1,
+    sku: `SKU-${String(offset + i + 1).padStart(8, '0')}`,
+    quantity: (offset + i) % 97,
+  }));
 }
 
 /** One NDJSON chunk per page: few, mid-sized writes are cheaper than one write per row. */
@@ -61,7 +65,8 @@ export class ExportResource {
 
   @GET()
   export(@QueryParam('rows') @DefaultValue('100000') rows: number): Response {
-    if (!Number.isSafeInteger(rows) || rows < 0 || rows > MAX_ROWS) throw new BadRequestError(`rows must be an integer from 0 to ${MAX_ROWS}`);
+    if (!Number.isSafeInteger(rows) || rows < 0 || rows > MAX_ROWS)
+      throw new BadRequestError(`rows must be an integer from 0 to ${MAX_ROWS}`);
     const stats: ExportStats = { requested: rows, produced: 0, completed: false, cancelled: false };
     this.monitor.exports.push(stats);
     // Nothing has been produced yet: a generator runs only when pulled.

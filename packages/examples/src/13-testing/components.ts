@@ -4,9 +4,15 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import {
-  PreMatching, Priorities, Priority,
-  type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext,
-  type ContainerResponseFilter, type WriterInterceptor, type WriterInterceptorContext,
+  PreMatching,
+  Priorities,
+  Priority,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '@jaxrs-node/pipeline';
 
 const REQUEST_ID = 'example.requestId';

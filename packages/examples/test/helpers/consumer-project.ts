@@ -4,34 +4,42 @@
  */
 export function CONSUMER_FILES(tarball: string): Record<string, string> {
   return {
-    'package.json': JSON.stringify({
-      name: 'jaxrs-consumer',
-      private: true,
-      type: 'module',
-      dependencies: {
-        '@jaxrs-node/pipeline': `file:${tarball}`,
-        'reflect-metadata': '^0.2.2',
-        tsyringe: '^4.10.0',
+    'package.json': JSON.stringify(
+      {
+        name: 'jaxrs-consumer',
+        private: true,
+        type: 'module',
+        dependencies: {
+          '@jaxrs-node/pipeline': `file:${tarball}`,
+          'reflect-metadata': '^0.2.2',
+          tsyringe: '^4.10.0',
+        },
+        devDependencies: { typescript: '7.0.2', '@types/node': '^20' },
       },
-      devDependencies: { typescript: '7.0.2', '@types/node': '^20' },
-    }, null, 2),
+      null,
+      2,
+    ),
 
-    'tsconfig.json': JSON.stringify({
-      compilerOptions: {
-        target: 'ES2022',
-        module: 'NodeNext',
-        moduleResolution: 'NodeNext',
-        types: ['node'],
-        strict: true,
-        experimentalDecorators: true,
-        emitDecoratorMetadata: true,
-        // The package's own .d.ts files are checked too: they must compile for users.
-        skipLibCheck: false,
-        rootDir: 'src',
-        outDir: 'dist',
+    'tsconfig.json': JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: ['node'],
+          strict: true,
+          experimentalDecorators: true,
+          emitDecoratorMetadata: true,
+          // The package's own .d.ts files are checked too: they must compile for users.
+          skipLibCheck: false,
+          rootDir: 'src',
+          outDir: 'dist',
+        },
+        include: ['src'],
       },
-      include: ['src'],
-    }, null, 2),
+      null,
+      2,
+    ),
 
     'src/tenant-filter.ts': `import {
   Priorities, Priority, Response, type ContainerRequestContext, type ContainerRequestFilter,

@@ -51,7 +51,9 @@ export const defaultErrorBody: ErrorBodyFactory = (error) => {
 
 const defaultLogger: ErrorLogger = (error, request) => {
   const e = error as Error;
-  process.stderr.write(`${JSON.stringify({ level: 'error', method: request?.method, path: request?.path, error: e?.message, stack: e?.stack })}\n`);
+  process.stderr.write(
+    `${JSON.stringify({ level: 'error', method: request?.method, path: request?.path, error: e?.message, stack: e?.stack })}\n`,
+  );
 };
 
 /**
@@ -106,7 +108,9 @@ export class Application {
       defaultScope: this.options.resourceScope ?? 'singleton',
       defaultProviders: (resolve) => {
         if (!builtin) return [];
-        return defaultProviders(resolve === undefined ? undefined : (type: TypeToken) => resolve(JsonOptions, type) as JsonOptions | undefined);
+        return defaultProviders(
+          resolve === undefined ? undefined : (type: TypeToken) => resolve(JsonOptions, type) as JsonOptions | undefined,
+        );
       },
     });
     const logError = this.options.logger ?? defaultLogger;
@@ -158,17 +162,22 @@ export class Application {
   }
 
   /** The server started by {@link listen}, if any. */
-  get server(): Server | undefined { return this.httpServer; }
+  get server(): Server | undefined {
+    return this.httpServer;
+  }
 
   /** Starts a `node:http` server with the configured limits. Port 0 picks a free port. */
   async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
     const l = this.limits;
-    const server = createServer({
-      maxHeaderSize: l.maxHeaderSize,
-      requestTimeout: l.requestTimeout,
-      headersTimeout: l.headersTimeout,
-      connectionsCheckingInterval: l.connectionsCheckingInterval,
-    }, this.handler);
+    const server = createServer(
+      {
+        maxHeaderSize: l.maxHeaderSize,
+        requestTimeout: l.requestTimeout,
+        headersTimeout: l.headersTimeout,
+        connectionsCheckingInterval: l.connectionsCheckingInterval,
+      },
+      this.handler,
+    );
     server.keepAliveTimeout = l.keepAliveTimeout;
     server.maxRequestsPerSocket = l.maxRequestsPerSocket === 0 ? null : l.maxRequestsPerSocket;
     this.httpServer = server;
@@ -199,10 +208,17 @@ export class Application {
       const timer = setTimeout(() => server?.closeAllConnections(), deadlineMs);
       timer.unref();
       if (server === undefined) {
-        void idle.then(() => { clearTimeout(timer); resolve(); });
+        void idle.then(() => {
+          clearTimeout(timer);
+          resolve();
+        });
         return;
       }
-      server.close(() => { clearTimeout(timer); clearTimeout(linger); resolve(); });
+      server.close(() => {
+        clearTimeout(timer);
+        clearTimeout(linger);
+        resolve();
+      });
       server.closeIdleConnections();
       // Once nothing is in flight, connections that never sent a request (clients open spares)
       // are not "idle" to Node and would hold close() until the deadline: give the last
@@ -237,4 +253,3 @@ function rejectWhileClosing(res: ServerResponse): void {
   });
   res.end(CLOSING_BODY);
 }
-

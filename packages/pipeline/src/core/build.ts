@@ -7,8 +7,19 @@ import type { BodyProviders, EntityParam, MapperEntry, PathEntry, RouteMethod } 
 import { compileParam } from './params.js';
 import { DEFAULT_PRIORITY } from './priorities.js';
 import type {
-  Constructor, ContainerRequestFilter, ContainerResponseFilter, ContextResolver, DynamicFeature, ExceptionMapper,
-  Feature, FeatureContext, MessageBodyReader, MessageBodyWriter, ParamConverterProvider, ReaderInterceptor, TypeToken,
+  Constructor,
+  ContainerRequestFilter,
+  ContainerResponseFilter,
+  ContextResolver,
+  DynamicFeature,
+  ExceptionMapper,
+  Feature,
+  FeatureContext,
+  MessageBodyReader,
+  MessageBodyWriter,
+  ParamConverterProvider,
+  ReaderInterceptor,
+  TypeToken,
   WriterInterceptor,
 } from './providers.js';
 import { nameOf } from './request-filters.js';
@@ -98,7 +109,10 @@ export function buildModel(input: BuildInput): BuiltModel {
     const preMatching = meta?.preMatching ?? false;
     const bound = !preMatching && bindings.some((b) => !input.appBindings.has(b));
     return {
-      instance, ctor, bindings: bound ? bindings : [], preMatching,
+      instance,
+      ctor,
+      bindings: bound ? bindings : [],
+      preMatching,
       priority: opts.priority ?? meta?.priority ?? DEFAULT_PRIORITY,
       rank: rank === 2 ? 2 : bound ? 1 : 0,
       order: order++,
@@ -118,7 +132,10 @@ export function buildModel(input: BuildInput): BuiltModel {
     const instance = instantiate(t);
     if (has(instance, 'setup')) {
       const ctx: FeatureContext = {
-        register(provider, options) { queue.push({ target: provider, ...options }); return this; },
+        register(provider, options) {
+          queue.push({ target: provider, ...options });
+          return this;
+        },
       };
       (instance as Feature).setup(ctx);
     }
@@ -146,18 +163,27 @@ export function buildModel(input: BuildInput): BuiltModel {
   const writerInts = of('aroundWriteTo');
   const global = (list: ProviderEntry[]): ProviderEntry[] => list.filter((p) => p.rank === 0);
 
-  const converters = of('getConverter').sort(ascending).map((p) => p.instance as ParamConverterProvider);
+  const converters = of('getConverter')
+    .sort(ascending)
+    .map((p) => p.instance as ParamConverterProvider);
   const defaults = input.defaultProviders(contextResolvers.length === 0 ? undefined : resolveContext);
-  const userReaders = of('readFrom').sort(ascending).map((p) => p.instance as MessageBodyReader);
-  const userWriters = of('writeTo').sort(ascending).map((p) => p.instance as MessageBodyWriter);
+  const userReaders = of('readFrom')
+    .sort(ascending)
+    .map((p) => p.instance as MessageBodyReader);
+  const userWriters = of('writeTo')
+    .sort(ascending)
+    .map((p) => p.instance as MessageBodyWriter);
   const body: BodyProviders = {
-    readers: [...userReaders, ...defaults.filter((d) => has(d, 'readFrom')) as MessageBodyReader[]],
-    writers: [...userWriters, ...defaults.filter((d) => has(d, 'writeTo')) as MessageBodyWriter[]],
+    readers: [...userReaders, ...(defaults.filter((d) => has(d, 'readFrom')) as MessageBodyReader[])],
+    writers: [...userWriters, ...(defaults.filter((d) => has(d, 'writeTo')) as MessageBodyWriter[])],
   };
-  const mappers: MapperEntry[] = of('toResponse').sort(ascending).map((p) => {
-    if (p.errorType === undefined) throw new Error(`ExceptionMapper ${p.ctor.name} needs @MapsError(ErrorType) or the errorType registration option`);
-    return { errorType: p.errorType, priority: p.priority, mapper: p.instance as ExceptionMapper, name: nameOf(p.instance) };
-  });
+  const mappers: MapperEntry[] = of('toResponse')
+    .sort(ascending)
+    .map((p) => {
+      if (p.errorType === undefined)
+        throw new Error(`ExceptionMapper ${p.ctor.name} needs @MapsError(ErrorType) or the errorType registration option`);
+      return { errorType: p.errorType, priority: p.priority, mapper: p.instance as ExceptionMapper, name: nameOf(p.instance) };
+    });
 
   // Resource methods: chains per method, after DynamicFeatures had their say.
   const routes: RouteMethod[] = [];
@@ -177,19 +203,34 @@ export function buildModel(input: BuildInput): BuiltModel {
         const info = new ResourceInfo(cls, methodName, httpMethod, path, bindings);
         const dynamic: ProviderEntry[] = [];
         const fctx: FeatureContext = {
-          register(provider, options = {}) { dynamic.push(entry(provider, options, 2)); return this; },
+          register(provider, options = {}) {
+            dynamic.push(entry(provider, options, 2));
+            return this;
+          },
         };
         for (const f of dynamicFeatures) f.configure(info, fctx);
         const applies = (p: ProviderEntry): boolean => p.rank === 0 || p.bindings.every((b) => bindings.has(b));
         const pick = (list: ProviderEntry[], method: string): ProviderEntry[] => [...list.filter(applies), ...of(method, dynamic)];
         const route: RouteMethod = {
-          info, httpMethod, fn: fn as RouteMethod['fn'], instance, resourceClass: cls,
+          info,
+          httpMethod,
+          fn: fn as RouteMethod['fn'],
+          instance,
+          resourceClass: cls,
           consumes: mediaTypes(mm.consumes ?? meta.consumes, info),
           produces: mediaTypes(mm.produces ?? meta.produces, info),
-          requestFilters: pick(postFilters, 'filterRequest').sort(ascending).map((p) => p.instance as ContainerRequestFilter),
-          readerInterceptors: pick(readerInts, 'aroundReadFrom').sort(ascending).map((p) => p.instance as ReaderInterceptor),
-          responseFilters: pick(responseFilters, 'filterResponse').sort(descending).map((p) => p.instance as ContainerResponseFilter),
-          writerInterceptors: pick(writerInts, 'aroundWriteTo').sort(ascending).map((p) => p.instance as WriterInterceptor),
+          requestFilters: pick(postFilters, 'filterRequest')
+            .sort(ascending)
+            .map((p) => p.instance as ContainerRequestFilter),
+          readerInterceptors: pick(readerInts, 'aroundReadFrom')
+            .sort(ascending)
+            .map((p) => p.instance as ReaderInterceptor),
+          responseFilters: pick(responseFilters, 'filterResponse')
+            .sort(descending)
+            .map((p) => p.instance as ContainerResponseFilter),
+          writerInterceptors: pick(writerInts, 'aroundWriteTo')
+            .sort(ascending)
+            .map((p) => p.instance as WriterInterceptor),
           ...compileArgs(cls, methodName, mm, info, converters),
           negotiated: new Map(),
           writePlan: undefined,
@@ -215,9 +256,15 @@ export function buildModel(input: BuildInput): BuiltModel {
   return {
     router,
     preMatchFilters: preMatchFilters.map((p) => p.instance as ContainerRequestFilter),
-    globalResponseFilters: global(responseFilters).sort(descending).map((p) => p.instance as ContainerResponseFilter),
-    globalWriterInterceptors: global(writerInts).sort(ascending).map((p) => p.instance as WriterInterceptor),
-    mappers, body, routes,
+    globalResponseFilters: global(responseFilters)
+      .sort(descending)
+      .map((p) => p.instance as ContainerResponseFilter),
+    globalWriterInterceptors: global(writerInts)
+      .sort(ascending)
+      .map((p) => p.instance as WriterInterceptor),
+    mappers,
+    body,
+    routes,
   };
 }
 
@@ -229,18 +276,30 @@ function isResource(cls: Constructor): boolean {
   return false;
 }
 
-const PROVIDER_METHODS = ['filterRequest', 'filterResponse', 'aroundReadFrom', 'aroundWriteTo', 'readFrom', 'writeTo', 'getConverter', 'toResponse', 'getContext'];
+const PROVIDER_METHODS = [
+  'filterRequest',
+  'filterResponse',
+  'aroundReadFrom',
+  'aroundWriteTo',
+  'readFrom',
+  'writeTo',
+  'getConverter',
+  'toResponse',
+  'getContext',
+];
 function isProviderInstance(o: object): boolean {
   return PROVIDER_METHODS.some((m) => has(o, m));
 }
 
 function mediaTypes(list: readonly string[] | undefined, info: ResourceInfo): MediaType[] {
   if (list === undefined) return [];
-  return list.flatMap((s) => s.split(',')).map((s) => {
-    const mt = parseMediaType(s.trim());
-    if (mt === undefined) throw new Error(`Invalid media type '${s}' on ${info.resourceClass.name}.${info.methodName}`);
-    return mt;
-  });
+  return list
+    .flatMap((s) => s.split(','))
+    .map((s) => {
+      const mt = parseMediaType(s.trim());
+      if (mt === undefined) throw new Error(`Invalid media type '${s}' on ${info.resourceClass.name}.${info.methodName}`);
+      return mt;
+    });
 }
 
 function pathEntry(routes: RouteMethod[]): PathEntry {
@@ -257,7 +316,13 @@ function pathEntry(routes: RouteMethod[]): PathEntry {
   return { methods: [...byMethod.keys()], lists: [...byMethod.values()], allow: allowList.join(', '), allowList };
 }
 
-function compileArgs(cls: Constructor, methodName: string, mm: MethodMeta, info: ResourceInfo, converters: readonly ParamConverterProvider[]): Pick<RouteMethod, 'args' | 'entity'> & { form: boolean } {
+function compileArgs(
+  cls: Constructor,
+  methodName: string,
+  mm: MethodMeta,
+  info: ResourceInfo,
+  converters: readonly ParamConverterProvider[],
+): Pick<RouteMethod, 'args' | 'entity'> & { form: boolean } {
   const designTypes = (Reflect.getMetadata('design:paramtypes', cls.prototype as object, methodName) as TypeToken[] | undefined) ?? [];
   const fn = (cls.prototype as Record<string, (...a: unknown[]) => unknown>)[methodName]!;
   const count = Math.max(designTypes.length, mm.params.length, fn.length);
@@ -271,7 +336,9 @@ function compileArgs(cls: Constructor, methodName: string, mm: MethodMeta, info:
       const type = p.type ?? designTypes[i] ?? Object;
       const validator = compileValidator(type);
       entity = {
-        index: i, type, optional: p.optional === true,
+        index: i,
+        type,
+        optional: p.optional === true,
         validate: validator === undefined ? undefined : (v: unknown) => validateOrThrow(validator, v),
       };
       args.push(() => undefined);
@@ -287,4 +354,3 @@ function compileArgs(cls: Constructor, methodName: string, mm: MethodMeta, info:
   }
   return { args, entity, form };
 }
-

@@ -47,7 +47,9 @@ type Opts = WebApplicationErrorOptions;
 
 /** 400 */
 export class BadRequestError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(400, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(400, message, options);
+  }
 }
 /** 401; `challenge` becomes `WWW-Authenticate` (RFC 9110 §11.6.1). */
 export class NotAuthorizedError extends WebApplicationError {
@@ -57,11 +59,15 @@ export class NotAuthorizedError extends WebApplicationError {
 }
 /** 403 */
 export class ForbiddenError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(403, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(403, message, options);
+  }
 }
 /** 404 */
 export class NotFoundError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(404, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(404, message, options);
+  }
 }
 /** 405 with `Allow` (RFC 9110 §15.5.6). */
 export class NotAllowedError extends WebApplicationError {
@@ -73,23 +79,33 @@ export class NotAllowedError extends WebApplicationError {
 }
 /** 406 */
 export class NotAcceptableError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(406, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(406, message, options);
+  }
 }
 /** 409 */
 export class ConflictError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(409, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(409, message, options);
+  }
 }
 /** 413 */
 export class PayloadTooLargeError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(413, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(413, message, options);
+  }
 }
 /** 415 */
 export class NotSupportedError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(415, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(415, message, options);
+  }
 }
 /** 422 */
 export class UnprocessableEntityError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(422, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(422, message, options);
+  }
 }
 /** `Retry-After` value: whole seconds, rounded up, at least 1 (RFC 9110 §10.2.3). */
 function retryAfter(seconds: number): string {
@@ -104,22 +120,29 @@ export class TooManyRequestsError extends WebApplicationError {
 }
 /** 500 */
 export class InternalServerError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(500, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(500, message, options);
+  }
 }
 /** 502 */
 export class BadGatewayError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(502, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(502, message, options);
+  }
 }
 /** 503, optionally with `Retry-After`. */
 export class ServiceUnavailableError extends WebApplicationError {
   constructor(message?: string, options: Opts & { retryAfterSeconds?: number } = {}) {
-    const headers = options.retryAfterSeconds === undefined
-      ? options.headers
-      : { ...options.headers, 'retry-after': retryAfter(options.retryAfterSeconds) };
+    const headers =
+      options.retryAfterSeconds === undefined
+        ? options.headers
+        : { ...options.headers, 'retry-after': retryAfter(options.retryAfterSeconds) };
     super(503, message, { ...options, headers });
   }
 }
 /** 504 */
 export class GatewayTimeoutError extends WebApplicationError {
-  constructor(message?: string, options?: Opts) { super(504, message, options); }
+  constructor(message?: string, options?: Opts) {
+    super(504, message, options);
+  }
 }

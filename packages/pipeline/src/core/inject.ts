@@ -45,7 +45,9 @@ class FakeResponse extends Writable {
     this.sentHeaders[name.toLowerCase()] = Array.isArray(value) ? value : String(value);
     return this;
   }
-  getHeader(name: string): string | string[] | undefined { return this.sentHeaders[name.toLowerCase()]; }
+  getHeader(name: string): string | string[] | undefined {
+    return this.sentHeaders[name.toLowerCase()];
+  }
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
     if (!this.headersSent) this.writeHead(this.statusCode);
     this.chunks.push(Buffer.from(chunk));
@@ -62,7 +64,10 @@ class FakeResponse extends Writable {
  * `IncomingMessage` and a Writable for `ServerResponse`, so every stage, stream and interceptor
  * runs exactly as over a socket.
  */
-export function injectRequest(handler: (req: IncomingMessage, res: ServerResponse) => void, request: InjectRequest): Promise<InjectResponse> {
+export function injectRequest(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  request: InjectRequest,
+): Promise<InjectResponse> {
   const headers: IncomingHttpHeaders = {};
   for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = v;
   let payload: Readable;

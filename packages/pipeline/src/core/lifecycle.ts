@@ -114,18 +114,27 @@ function call(ex: Exchange, route: RouteMethod, args: unknown[]): Step {
   } catch (e) {
     methodFailed(ex, e);
   }
-  if (isThenable(result)) return Promise.resolve(result).then((v) => returned(ex, v), (e: unknown) => methodFailed(ex, e));
+  if (isThenable(result))
+    return Promise.resolve(result).then(
+      (v) => returned(ex, v),
+      (e: unknown) => methodFailed(ex, e),
+    );
   return returned(ex, result);
 }
 
 /** `fn.apply` without the array-spreading builtin for the usual one to three parameters. */
 function invokeMethod(fn: RouteMethod['fn'], instance: object, args: unknown[]): unknown {
   switch (args.length) {
-    case 0: return fn.call(instance);
-    case 1: return fn.call(instance, args[0]);
-    case 2: return fn.call(instance, args[0], args[1]);
-    case 3: return fn.call(instance, args[0], args[1], args[2]);
-    default: return fn.apply(instance, args);
+    case 0:
+      return fn.call(instance);
+    case 1:
+      return fn.call(instance, args[0]);
+    case 2:
+      return fn.call(instance, args[0], args[1]);
+    case 3:
+      return fn.call(instance, args[0], args[1], args[2]);
+    default:
+      return fn.apply(instance, args);
   }
 }
 
@@ -143,7 +152,8 @@ function returned(ex: Exchange, value: unknown): Step {
 /** A method's return value as a response: void/null → 204, a builder is built, anything else → 200. */
 export function toResponse(value: unknown): Response {
   // The usual value is a plain object: one constructor check instead of two prototype walks.
-  if (value !== null && typeof value === 'object' && (value as { constructor?: unknown }).constructor === Object) return new Response(200, value);
+  if (value !== null && typeof value === 'object' && (value as { constructor?: unknown }).constructor === Object)
+    return new Response(200, value);
   if (value instanceof Response) return value;
   if (value instanceof ResponseBuilder) return value.build();
   if (value === undefined || value === null) return new Response(204);

@@ -41,7 +41,11 @@ function findMapper(ex: Exchange, error: unknown): MapperEntry | undefined {
   if (cached !== undefined) return cached ?? undefined;
   let found: MapperEntry | undefined;
   // Walk the prototype chain: the first level with any mapper wins; mappers are priority-sorted.
-  for (let proto: object | null = Object.getPrototypeOf(error) as object | null; proto !== null && found === undefined; proto = Object.getPrototypeOf(proto) as object | null) {
+  for (
+    let proto: object | null = Object.getPrototypeOf(error) as object | null;
+    proto !== null && found === undefined;
+    proto = Object.getPrototypeOf(proto) as object | null
+  ) {
     const level = (proto as { constructor?: unknown }).constructor;
     found = rt.mappers.find((m) => m.errorType === level);
   }

@@ -85,7 +85,9 @@ function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
 
 /** 415 for the request's Content-Type (PIPELINE-RULES §5). */
 function unsupported(ex: Exchange): NotSupportedError {
-  return new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, { code: 'PIPE_UNSUPPORTED_MEDIA_TYPE' });
+  return new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, {
+    code: 'PIPE_UNSUPPORTED_MEDIA_TYPE',
+  });
 }
 
 /** 406: nothing the server can produce is acceptable (matching, and writers for an entity without `@Produces`). */

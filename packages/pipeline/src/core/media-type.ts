@@ -89,7 +89,8 @@ function paramValue(s: string): string | undefined {
       out += s.slice(chunk, pos++);
       return out;
     }
-    if (c === 92) { // quoted-pair: keep the escaped character, drop the backslash
+    if (c === 92) {
+      // quoted-pair: keep the escaped character, drop the backslash
       out += s.slice(chunk, pos++);
       chunk = pos;
     }
@@ -275,7 +276,10 @@ function decidingRange(accept: readonly MediaType[], t: MediaType): MediaType | 
   for (const r of accept) {
     if (!isCompatible(r, t) || !paramsMatch(r, t)) continue;
     const rank = specificity(r) * 1024 + paramCount(r);
-    if (rank > bestRank) { best = r; bestRank = rank; }
+    if (rank > bestRank) {
+      best = r;
+      bestRank = rank;
+    }
   }
   return best;
 }
@@ -341,7 +345,10 @@ function select(accept: readonly MediaType[], produces: readonly MediaType[]): M
       if (r === undefined || r.q <= 0) continue;
       const d = 2 - specificity(r);
       if (r.q > bestQ || (r.q === bestQ && (p.q > bestQs || (p.q === bestQs && d < bestD)))) {
-        best = p; bestQ = r.q; bestQs = p.q; bestD = d;
+        best = p;
+        bestQ = r.q;
+        bestQs = p.q;
+        bestD = d;
       }
       continue;
     }
@@ -358,17 +365,24 @@ function select(accept: readonly MediaType[], produces: readonly MediaType[]): M
       const d = 2 - specificity(p); // r is concrete: only p's wildcards are bridged
       if (r.q > bestQ || (r.q === bestQ && (p.q > bestQs || (p.q === bestQs && d < bestD)))) {
         best = p.params === EMPTY_PARAMS ? a : make(a.type, a.subtype, Object.freeze({ ...a.params, ...p.params }), p.q);
-        bestQ = r.q; bestQs = p.q; bestD = d;
+        bestQ = r.q;
+        bestQs = p.q;
+        bestD = d;
       }
     }
   }
   if (best === undefined && fallbackQs >= 0) {
     const r = decidingRange(acc, APPLICATION_OCTET_STREAM);
     if (r !== undefined && r.q > 0) {
-      best = APPLICATION_OCTET_STREAM; bestQ = r.q; bestQs = fallbackQs; bestD = 4 - specificity(r);
+      best = APPLICATION_OCTET_STREAM;
+      bestQ = r.q;
+      bestQs = fallbackQs;
+      bestD = 4 - specificity(r);
     }
   }
-  selQ = bestQ; selQs = bestQs; selD = bestD;
+  selQ = bestQ;
+  selQs = bestQs;
+  selD = bestD;
   return best;
 }
 

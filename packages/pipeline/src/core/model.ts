@@ -1,7 +1,14 @@
 import type { MediaType } from './media-type.js';
 import type {
-  Constructor, ContainerRequestFilter, ContainerResponseFilter, ExceptionMapper, MessageBodyReader,
-  MessageBodyWriter, ReaderInterceptor, TypeToken, WriterInterceptor,
+  Constructor,
+  ContainerRequestFilter,
+  ContainerResponseFilter,
+  ExceptionMapper,
+  MessageBodyReader,
+  MessageBodyWriter,
+  ReaderInterceptor,
+  TypeToken,
+  WriterInterceptor,
 } from './providers.js';
 import type { ResourceInfo } from './resource-info.js';
 import type { Exchange } from './exchange.js';

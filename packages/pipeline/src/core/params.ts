@@ -19,7 +19,12 @@ type Convert = (raw: string) => unknown;
  * converted here so a bad `@DefaultValue` fails at start-up. Conversion failures are 400 for every
  * source (our documented choice; JAX-RS says 404 for path/query).
  */
-export function compileParam(meta: ParamMeta, designType: TypeToken | undefined, info: ResourceInfo, providers: readonly ParamConverterProvider[]): ArgResolver {
+export function compileParam(
+  meta: ParamMeta,
+  designType: TypeToken | undefined,
+  info: ResourceInfo,
+  providers: readonly ParamConverterProvider[],
+): ArgResolver {
   const source = meta.source!;
   if (source === 'context') return contextResolver(meta.type ?? designType);
   const name = meta.name!;
@@ -33,7 +38,9 @@ export function compileParam(meta: ParamMeta, designType: TypeToken | undefined,
     try {
       fallback = isArray ? [convert(meta.defaultValue)] : convert(meta.defaultValue);
     } catch (e) {
-      throw new Error(`@DefaultValue('${meta.defaultValue}') of ${source} parameter '${name}' in ${info.resourceClass.name}.${info.methodName} does not convert: ${(e as Error).message}`);
+      throw new Error(
+        `@DefaultValue('${meta.defaultValue}') of ${source} parameter '${name}' in ${info.resourceClass.name}.${info.methodName} does not convert: ${(e as Error).message}`,
+      );
     }
   }
   const raw = rawAccessor(source, name, isArray);
@@ -57,7 +64,9 @@ function rawAccessor(source: ParamMeta['source'], name: string, many: boolean): 
         return many && v !== undefined ? [v] : v;
       };
     case 'query':
-      return many ? (ex) => (ex.rawQuery === '' ? undefined : ex.query.getAll(name)) : (ex) => (ex.rawQuery === '' ? undefined : ex.query.get(name) ?? undefined);
+      return many
+        ? (ex) => (ex.rawQuery === '' ? undefined : ex.query.getAll(name))
+        : (ex) => (ex.rawQuery === '' ? undefined : (ex.query.get(name) ?? undefined));
     case 'header':
       return (ex) => {
         const v = ex.headers[name];
@@ -74,7 +83,7 @@ function rawAccessor(source: ParamMeta['source'], name: string, many: boolean): 
       return (ex) => {
         const form = ex.getProperty(FORM_PROPERTY) as URLSearchParams | undefined;
         if (form === undefined) return undefined;
-        return many ? form.getAll(name) : form.get(name) ?? undefined;
+        return many ? form.getAll(name) : (form.get(name) ?? undefined);
       };
     default:
       throw new Error(`unsupported parameter source ${String(source)}`);
@@ -140,7 +149,9 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
   }
   const fromString = (type as { fromString?: unknown }).fromString;
   if (typeof fromString === 'function') return (raw) => (fromString as Convert).call(type, raw);
-  throw new Error(`No conversion for ${info.source} parameter '${info.name}' of type ${typeName(type)}: register a ParamConverterProvider or add a static fromString()`);
+  throw new Error(
+    `No conversion for ${info.source} parameter '${info.name}' of type ${typeName(type)}: register a ParamConverterProvider or add a static fromString()`,
+  );
 }
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -160,7 +171,8 @@ function digitsValue(s: string): number {
   return n;
 }
 const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})?)?$/;
-const HTTP_DATE = /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+const HTTP_DATE =
+  /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 const daysIn = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
 /** A client-supplied value shown in an error message: at most 40 characters. */
@@ -171,11 +183,21 @@ export function truncate(s: string): string {
 /** The JAX-RS "headers" view for `@Context()`. */
 export class HttpHeaders {
   constructor(private readonly ctx: ContainerRequestContext) {}
-  get(name: string): string | undefined { return this.ctx.getHeader(name); }
-  get all(): ContainerRequestContext['headers'] { return this.ctx.headers; }
-  get mediaType(): ContainerRequestContext['mediaType'] { return this.ctx.mediaType; }
-  get acceptableMediaTypes(): ContainerRequestContext['acceptableMediaTypes'] { return this.ctx.acceptableMediaTypes; }
-  get cookies(): ContainerRequestContext['cookies'] { return this.ctx.cookies; }
+  get(name: string): string | undefined {
+    return this.ctx.getHeader(name);
+  }
+  get all(): ContainerRequestContext['headers'] {
+    return this.ctx.headers;
+  }
+  get mediaType(): ContainerRequestContext['mediaType'] {
+    return this.ctx.mediaType;
+  }
+  get acceptableMediaTypes(): ContainerRequestContext['acceptableMediaTypes'] {
+    return this.ctx.acceptableMediaTypes;
+  }
+  get cookies(): ContainerRequestContext['cookies'] {
+    return this.ctx.cookies;
+  }
 }
 
 function contextResolver(type: TypeToken | undefined): ArgResolver {

@@ -76,7 +76,12 @@ export class ReadCtx implements ReaderInterceptorContext {
   limit: number;
   private i = 0;
 
-  constructor(ex: Exchange, type: TypeToken, mediaType: MediaType | undefined, private readonly chain: readonly ReaderInterceptor[]) {
+  constructor(
+    ex: Exchange,
+    type: TypeToken,
+    mediaType: MediaType | undefined,
+    private readonly chain: readonly ReaderInterceptor[],
+  ) {
     this.request = ex;
     this.type = type;
     this.mediaType = mediaType;
@@ -102,6 +107,10 @@ export class ReadCtx implements ReaderInterceptorContext {
     });
   }
 
-  getProperty(name: string): unknown { return this.request.getProperty(name); }
-  setProperty(name: string, value: unknown): void { this.request.setProperty(name, value); }
+  getProperty(name: string): unknown {
+    return this.request.getProperty(name);
+  }
+  setProperty(name: string, value: unknown): void {
+    this.request.setProperty(name, value);
+  }
 }

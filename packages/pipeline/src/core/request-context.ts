@@ -65,15 +65,25 @@ export class ContainerRequestContext {
   }
 
   /** HTTP method (upper case). */
-  get method(): string { return this._method; }
+  get method(): string {
+    return this._method;
+  }
   /** Raw (percent-encoded) request path, without the query. */
-  get path(): string { return this._path; }
+  get path(): string {
+    return this._path;
+  }
   /** Raw query string without `?` (empty when none). */
-  get rawQuery(): string { return this._rawQuery; }
+  get rawQuery(): string {
+    return this._rawQuery;
+  }
   /** Request headers (lower-case names). */
-  get headers(): IncomingHttpHeaders { return this._headers; }
+  get headers(): IncomingHttpHeaders {
+    return this._headers;
+  }
   /** Request URI as received, path plus query. */
-  get requestUri(): string { return this._rawQuery === '' ? this._path : `${this._path}?${this._rawQuery}`; }
+  get requestUri(): string {
+    return this._rawQuery === '' ? this._path : `${this._path}?${this._rawQuery}`;
+  }
 
   /** Changes the method; pre-matching filters only (e.g. `X-HTTP-Method-Override`). */
   setMethod(method: string): void {
@@ -159,7 +169,9 @@ export class ContainerRequestContext {
   }
 
   /** Socket address of the client. */
-  get remoteAddress(): string | undefined { return this.raw.socket?.remoteAddress; }
+  get remoteAddress(): string | undefined {
+    return this.raw.socket?.remoteAddress;
+  }
 
   /**
    * Stops the request with this response (JAX-RS `abortWith`). Not an exception: the current filter
@@ -192,7 +204,11 @@ export class ContainerRequestContext {
   removeProperty(name: string): void {
     const p = this._props;
     if (p === undefined) return;
-    for (let i = 0; i < p.length; i += 2) if (p[i] === name) { p.splice(i, 2); return; }
+    for (let i = 0; i < p.length; i += 2)
+      if (p[i] === name) {
+        p.splice(i, 2);
+        return;
+      }
   }
   get propertyNames(): string[] {
     const p = this._props;

@@ -24,7 +24,11 @@ export function respond(ex: Exchange, response: Response): Step {
   } catch (e) {
     return handleError(ex, e);
   }
-  if (r !== undefined) return r.then(() => write(ex, response, chains.writerInterceptors), (e: unknown) => handleError(ex, e));
+  if (r !== undefined)
+    return r.then(
+      () => write(ex, response, chains.writerInterceptors),
+      (e: unknown) => handleError(ex, e),
+    );
   return write(ex, response, chains.writerInterceptors);
 }
 

@@ -31,7 +31,9 @@ export class Response {
   }
 
   /** Does the response carry an entity? (`null` and `undefined` mean no.) */
-  hasEntity(): boolean { return this.entity !== undefined && this.entity !== null; }
+  hasEntity(): boolean {
+    return this.entity !== undefined && this.entity !== null;
+  }
 
   /** Replaces the entity object (filters may do this; they cannot touch the byte stream). */
   setEntity(entity: unknown, mediaType?: string, entityType?: unknown): void {
@@ -55,7 +57,9 @@ export class Response {
     else this.headers[key] = Array.isArray(prev) ? [...prev, value] : [String(prev), value];
   }
 
-  removeHeader(name: string): void { delete this.headers[headerName(name)]; }
+  removeHeader(name: string): void {
+    delete this.headers[headerName(name)];
+  }
 
   /** Header value as a string (multi-valued headers are joined with `, `). */
   getHeader(name: string): string | undefined {
@@ -64,16 +68,28 @@ export class Response {
     return Array.isArray(v) ? v.join(', ') : String(v);
   }
 
-  static status(status: number): ResponseBuilder { return new ResponseBuilder(status); }
+  static status(status: number): ResponseBuilder {
+    return new ResponseBuilder(status);
+  }
   static ok(entity?: unknown, type?: string): ResponseBuilder {
     const b = new ResponseBuilder(200).entity(entity);
     return type === undefined ? b : b.type(type);
   }
-  static created(location: string): ResponseBuilder { return new ResponseBuilder(201).location(location); }
-  static accepted(entity?: unknown): ResponseBuilder { return new ResponseBuilder(202).entity(entity); }
-  static noContent(): ResponseBuilder { return new ResponseBuilder(204); }
-  static notFound(): ResponseBuilder { return new ResponseBuilder(404); }
-  static serverError(): ResponseBuilder { return new ResponseBuilder(500); }
+  static created(location: string): ResponseBuilder {
+    return new ResponseBuilder(201).location(location);
+  }
+  static accepted(entity?: unknown): ResponseBuilder {
+    return new ResponseBuilder(202).entity(entity);
+  }
+  static noContent(): ResponseBuilder {
+    return new ResponseBuilder(204);
+  }
+  static notFound(): ResponseBuilder {
+    return new ResponseBuilder(404);
+  }
+  static serverError(): ResponseBuilder {
+    return new ResponseBuilder(500);
+  }
   /** Start from a copy of an existing response. */
   static fromResponse(r: Response): ResponseBuilder {
     const b = new ResponseBuilder(r.status).entity(r.entity, r.entityType);
@@ -85,9 +101,14 @@ export class Response {
 /** Fluent builder for {@link Response} (JAX-RS `Response.ResponseBuilder`). */
 export class ResponseBuilder {
   private readonly r: Response;
-  constructor(status: number) { this.r = new Response(status); }
+  constructor(status: number) {
+    this.r = new Response(status);
+  }
 
-  status(status: number): this { this.r.status = status; return this; }
+  status(status: number): this {
+    this.r.status = status;
+    return this;
+  }
   /** Sets the entity; `entityType` overrides the runtime type used to pick a writer. */
   entity(entity: unknown, entityType?: unknown): this {
     this.r.entity = entity;
@@ -104,9 +125,17 @@ export class ResponseBuilder {
     this.r.addHeader(name, value);
     return this;
   }
-  location(uri: string): this { return this.header('location', uri); }
+  location(uri: string): this {
+    return this.header('location', uri);
+  }
   /** Sets `Content-Type`. */
-  type(mediaType: string): this { return this.header('content-type', mediaType); }
-  cookie(serialized: string): this { return this.addHeader('set-cookie', serialized); }
-  build(): Response { return this.r; }
+  type(mediaType: string): this {
+    return this.header('content-type', mediaType);
+  }
+  cookie(serialized: string): this {
+    return this.addHeader('set-cookie', serialized);
+  }
+  build(): Response {
+    return this.r;
+  }
 }

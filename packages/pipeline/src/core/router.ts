@@ -141,7 +141,10 @@ function compile(path: string): Compiled {
   for (let i = 0; i < path.length; i++) {
     const c = path[i] as string;
     if (c === '}') throw new Error(`Invalid path template "${path}": unbalanced '}'`);
-    if (c !== '{') { lit += c; continue; }
+    if (c !== '{') {
+      lit += c;
+      continue;
+    }
     // Variable: name up to ':' or '}', then a regex whose braces must balance.
     let depth = 1;
     let j = i + 1;
@@ -191,7 +194,12 @@ function compile(path: string): Compiled {
       source += literalRegex(enc);
       return;
     }
-    if (n === 0) { template += '/'; encoded += '/'; literalChars++; source += '/'; }
+    if (n === 0) {
+      template += '/';
+      encoded += '/';
+      literalChars++;
+      source += '/';
+    }
     if (names.includes(t.name)) throw new Error(`Invalid path template "${path}": duplicate variable "${t.name}"`);
     prefix ??= encoded;
     names.push(intern(t.name));
@@ -203,7 +211,12 @@ function compile(path: string): Compiled {
     template += t.re === undefined ? `{${t.name}}` : `{${t.name}: ${t.re}}`;
     source += `(${re})`;
   });
-  if (template === '') { template = '/'; encoded = '/'; literalChars = 1; source += '/'; }
+  if (template === '') {
+    template = '/';
+    encoded = '/';
+    literalChars = 1;
+    source += '/';
+  }
   source += '/?$';
   let regex: RegExp;
   try {
@@ -215,8 +228,13 @@ function compile(path: string): Compiled {
   prefix ??= encoded;
   if (pct >= 0 && pct < prefix.length) prefix = prefix.slice(0, pct);
   const tpl: CompiledTemplate = Object.freeze({
-    template, regex, names: Object.freeze(names), literalChars,
-    groups: names.length, customGroups, isLiteral: names.length === 0,
+    template,
+    regex,
+    names: Object.freeze(names),
+    literalChars,
+    groups: names.length,
+    customGroups,
+    isLiteral: names.length === 0,
   });
   return { tpl, indices, prefix, key: encoded, minLength: literalChars + defaultGroups };
 }
@@ -305,7 +323,14 @@ export class Router<T> {
     if (b === undefined) {
       const values: T[] = [];
       b = {
-        tpl: c.tpl, regex: c.tpl.regex, prefix: c.prefix, key: c.key, names: [], indices: [], values, minLength: c.minLength,
+        tpl: c.tpl,
+        regex: c.tpl.regex,
+        prefix: c.prefix,
+        key: c.key,
+        names: [],
+        indices: [],
+        values,
+        minLength: c.minLength,
         literalMatch: new RouteMatch(values, NO_NAMES, NO_NAMES, c.tpl),
       };
       this.buckets.set(source, b);
@@ -313,9 +338,13 @@ export class Router<T> {
     c.tpl.names.forEach((name, i) => {
       const at = (b as Bucket<T>).names.indexOf(name);
       const index = c.indices[i] as number;
-      if (at < 0) { (b as Bucket<T>).names.push(name); (b as Bucket<T>).indices.push(index); }
-      else if ((b as Bucket<T>).indices[at] !== index) {
-        throw new Error(`Path templates "${(b as Bucket<T>).tpl.template}" and "${c.tpl.template}" are equivalent but place "${name}" differently`);
+      if (at < 0) {
+        (b as Bucket<T>).names.push(name);
+        (b as Bucket<T>).indices.push(index);
+      } else if ((b as Bucket<T>).indices[at] !== index) {
+        throw new Error(
+          `Path templates "${(b as Bucket<T>).tpl.template}" and "${c.tpl.template}" are equivalent but place "${name}" differently`,
+        );
       }
     });
     b.values.push(value);

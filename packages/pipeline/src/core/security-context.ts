@@ -23,9 +23,13 @@ export class SecurityContext {
   }
 
   /** Is someone authenticated? */
-  get authenticated(): boolean { return this.principal !== undefined; }
+  get authenticated(): boolean {
+    return this.principal !== undefined;
+  }
 
-  isUserInRole(role: string): boolean { return this.roles.has(role); }
+  isUserInRole(role: string): boolean {
+    return this.roles.has(role);
+  }
 }
 
 /** The shared context of an unauthenticated request. */

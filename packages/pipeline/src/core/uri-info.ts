@@ -25,14 +25,24 @@ export function invalidHost(): BadRequestError {
 export class UriInfo {
   constructor(private readonly ctx: ContainerRequestContext) {}
   /** Raw request path (percent-encoded). */
-  get path(): string { return this.ctx.path; }
+  get path(): string {
+    return this.ctx.path;
+  }
   /** Path plus query as received. */
-  get requestUri(): string { return this.ctx.requestUri; }
+  get requestUri(): string {
+    return this.ctx.requestUri;
+  }
   /** Decoded path template variables. */
-  get pathParameters(): Readonly<Record<string, string>> { return this.ctx.pathParams; }
-  get queryParameters(): URLSearchParams { return this.ctx.query; }
+  get pathParameters(): Readonly<Record<string, string>> {
+    return this.ctx.pathParams;
+  }
+  get queryParameters(): URLSearchParams {
+    return this.ctx.query;
+  }
   /** The matched template, e.g. `/api/users/{id}`. */
-  get matchedTemplate(): string | undefined { return this.ctx.resourceInfo?.path; }
+  get matchedTemplate(): string | undefined {
+    return this.ctx.resourceInfo?.path;
+  }
   /** Absolute base URI from the Host header (for `Location` values), e.g. `http://127.0.0.1:8080`. */
   get baseUri(): string {
     const host = this.ctx.getHeader('host') ?? 'localhost';

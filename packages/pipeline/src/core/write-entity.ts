@@ -52,16 +52,20 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
   const route = ex.route;
   const accept = ex.headers.accept;
   const produced = ex.responseMediaType;
-  const cacheable = route !== undefined && ex.trace === undefined && response.status < 400 && !ex.mapped
-    && response.headers['content-type'] === undefined;
+  const cacheable =
+    route !== undefined && ex.trace === undefined && response.status < 400 && !ex.mapped && response.headers['content-type'] === undefined;
   if (cacheable) {
     const p = route.writePlan;
     if (p !== undefined && p.type === type && p.produced === produced && (p.accept === accept || acceptIgnored(produced))) return p;
   }
   const mediaType = responseMediaType(ex, response, type);
   const plan: WritePlan = {
-    type, accept, produced, mediaType,
-    writer: selectWriter(ex, type, mediaType), contentType: contentTypeOf(mediaType),
+    type,
+    accept,
+    produced,
+    mediaType,
+    writer: selectWriter(ex, type, mediaType),
+    contentType: contentTypeOf(mediaType),
   };
   if (cacheable) route.writePlan = plan;
   return plan;
@@ -81,7 +85,7 @@ function acceptIgnored(produced: MediaType | undefined): boolean {
 export function typeOf(response: Response): TypeToken {
   if (response.entityType !== undefined && response.entityType !== null) return response.entityType as TypeToken;
   const e = response.entity;
-  return e === null || e === undefined ? Object : (e as object).constructor ?? Object;
+  return e === null || e === undefined ? Object : ((e as object).constructor ?? Object);
 }
 
 const writerCache = new WeakMap<Exchange['rt'], ProviderCache<MessageBodyWriter>>();
@@ -179,7 +183,13 @@ export class WriteCtx implements WriterInterceptorContext {
   body: Body | undefined;
   private i = 0;
 
-  constructor(ex: Exchange, response: Response, type: TypeToken, mediaType: MediaType, private readonly chain: readonly WriterInterceptor[]) {
+  constructor(
+    ex: Exchange,
+    response: Response,
+    type: TypeToken,
+    mediaType: MediaType,
+    private readonly chain: readonly WriterInterceptor[],
+  ) {
     this.request = ex;
     this.response = response;
     this.entity = response.entity;
@@ -188,7 +198,9 @@ export class WriteCtx implements WriterInterceptorContext {
     this.body = undefined;
   }
 
-  get headers(): Response['headers'] { return this.response.headers; }
+  get headers(): Response['headers'] {
+    return this.response.headers;
+  }
 
   async proceed(): Promise<void> {
     const interceptor = this.chain[this.i++];
@@ -202,6 +214,10 @@ export class WriteCtx implements WriterInterceptorContext {
     this.body = await writer.writeTo(this.entity, this.type, this.mediaType, { request: this.request, response: this.response });
   }
 
-  getProperty(name: string): unknown { return this.request.getProperty(name); }
-  setProperty(name: string, value: unknown): void { this.request.setProperty(name, value); }
+  getProperty(name: string): unknown {
+    return this.request.getProperty(name);
+  }
+  setProperty(name: string, value: unknown): void {
+    this.request.setProperty(name, value);
+  }
 }

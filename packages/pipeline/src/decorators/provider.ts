@@ -12,20 +12,28 @@ export function Provider(): ClassDecorator {
 /** Priority of a provider (lower runs first; response filters run highest first). */
 export function Priority(value: number): ClassDecorator {
   if (!Number.isFinite(value)) throw new TypeError(`@Priority needs a finite number, got ${value}`);
-  return (target) => { classMeta(target).priority = value; };
+  return (target) => {
+    classMeta(target).priority = value;
+  };
 }
 
 /** Makes a request filter run before matching; it may change method, URI and headers there. */
 export function PreMatching(): ClassDecorator {
-  return (target) => { classMeta(target).preMatching = true; };
+  return (target) => {
+    classMeta(target).preMatching = true;
+  };
 }
 
 /** The error type an `ExceptionMapper` handles (its subclasses too, nearest type wins). */
 export function MapsError(errorType: Constructor): ClassDecorator {
-  return (target) => { classMeta(target).errorType = errorType; };
+  return (target) => {
+    classMeta(target).errorType = errorType;
+  };
 }
 
 /** The configuration type a `ContextResolver` supplies, e.g. `JsonOptions`. */
 export function ResolvesContext(type: TypeToken): ClassDecorator {
-  return (target) => { classMeta(target).contextType = type; };
+  return (target) => {
+    classMeta(target).contextType = type;
+  };
 }

@@ -14,17 +14,23 @@ function onClassOrMethod(apply: (m: { path?: string; produces?: string[]; consum
  * `{name: regex}`. Method paths are appended to the class path.
  */
 export function Path(template: string): ClassDecorator & MethodDecorator {
-  return onClassOrMethod((m) => { m.path = template; }) as ClassDecorator & MethodDecorator;
+  return onClassOrMethod((m) => {
+    m.path = template;
+  }) as ClassDecorator & MethodDecorator;
 }
 
 /** Media types a class or method can produce, in server preference order; `;qs=` sets server quality. */
 export function Produces(...mediaTypes: string[]): ClassDecorator & MethodDecorator {
-  return onClassOrMethod((m) => { m.produces = mediaTypes; }) as ClassDecorator & MethodDecorator;
+  return onClassOrMethod((m) => {
+    m.produces = mediaTypes;
+  }) as ClassDecorator & MethodDecorator;
 }
 
 /** Media types a class or method accepts as request body (415 otherwise). */
 export function Consumes(...mediaTypes: string[]): ClassDecorator & MethodDecorator {
-  return onClassOrMethod((m) => { m.consumes = mediaTypes; }) as ClassDecorator & MethodDecorator;
+  return onClassOrMethod((m) => {
+    m.consumes = mediaTypes;
+  }) as ClassDecorator & MethodDecorator;
 }
 
 /** Designates a resource method for an HTTP method (JAX-RS `@HttpMethod`); optional sub-path. */
@@ -47,10 +53,14 @@ export const OPTIONS = (path?: string): MethodDecorator => HttpMethod('OPTIONS',
 
 /** Resource lifecycle: one instance per request (JAX-RS default) instead of a shared singleton. */
 export function RequestScoped(): ClassDecorator {
-  return (target) => { classMeta(target).scope = 'request'; };
+  return (target) => {
+    classMeta(target).scope = 'request';
+  };
 }
 
 /** Resource lifecycle: one shared instance (this library's default; see README). */
 export function Singleton(): ClassDecorator {
-  return (target) => { classMeta(target).scope = 'singleton'; };
+  return (target) => {
+    classMeta(target).scope = 'singleton';
+  };
 }

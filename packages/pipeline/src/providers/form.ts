@@ -31,12 +31,19 @@ export class FormReader implements MessageBodyReader<URLSearchParams | FormRecor
   }
 
   isReadable(type: TypeToken, mediaType: MediaType | undefined): boolean {
-    return mediaType !== undefined
-      && mediaType.essence === 'application/x-www-form-urlencoded'
-      && (type === Object || isSubtypeOf(type, URLSearchParams));
+    return (
+      mediaType !== undefined &&
+      mediaType.essence === 'application/x-www-form-urlencoded' &&
+      (type === Object || isSubtypeOf(type, URLSearchParams))
+    );
   }
 
-  async readFrom(type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): Promise<URLSearchParams | FormRecord> {
+  async readFrom(
+    type: TypeToken,
+    mediaType: MediaType | undefined,
+    input: Readable,
+    ctx: ReadContext,
+  ): Promise<URLSearchParams | FormRecord> {
     const charset = charsetOf(mediaType);
     if (charset !== undefined && encodingOf(charset) !== 'utf8') {
       throw unsupportedCharset(charset, mediaType as MediaType);

@@ -37,10 +37,14 @@ export type BodyProvider = MessageBodyReader | MessageBodyWriter;
  */
 export function defaultProviders(resolveJsonOptions?: (type: TypeToken) => JsonOptions | undefined): BodyProvider[] {
   return [
-    new BytesReader(), new BytesWriter(),
-    new StreamReader(), new StreamWriter(),
+    new BytesReader(),
+    new BytesWriter(),
+    new StreamReader(),
+    new StreamWriter(),
     new FormReader(),
-    new TextReader(), new TextWriter(),
-    new JsonReader(), new JsonWriter(resolveJsonOptions),
+    new TextReader(),
+    new TextWriter(),
+    new JsonReader(),
+    new JsonWriter(resolveJsonOptions),
   ];
 }

@@ -19,15 +19,18 @@ export function exceedsDepth(json: Uint8Array, maxDepth: number): boolean {
   let depth = 0;
   for (let i = 0; i < n; i++) {
     const c = json[i];
-    if (c === 34) { // '"': skip to the closing quote, stepping over escapes
+    if (c === 34) {
+      // '"': skip to the closing quote, stepping over escapes
       for (i++; i < n; i++) {
         const d = json[i];
         if (d === 92) i++;
         else if (d === 34) break;
       }
-    } else if (c === 91 || c === 123) { // '[' '{'
+    } else if (c === 91 || c === 123) {
+      // '[' '{'
       if (++depth > maxDepth) return true;
-    } else if (c === 93 || c === 125) { // ']' '}'
+    } else if (c === 93 || c === 125) {
+      // ']' '}'
       depth--;
     }
   }

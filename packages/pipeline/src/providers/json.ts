@@ -122,9 +122,7 @@ export class JsonWriter implements MessageBodyWriter<unknown> {
 
   writeTo(entity: unknown, type: TypeToken, _mediaType?: MediaType, _ctx?: WriteContext): Body {
     const options = this.resolve === undefined ? undefined : this.resolve(type);
-    const json = options === undefined
-      ? JSON.stringify(entity)
-      : JSON.stringify(entity, replacerFor(options), options.indent);
+    const json = options === undefined ? JSON.stringify(entity) : JSON.stringify(entity, replacerFor(options), options.indent);
     if (json !== undefined) return json;
     // A root null removed by omitNulls is still the JSON document `null`.
     if (entity === null) return 'null';

@@ -86,11 +86,17 @@ export function readBody(input: Readable, limit: number, contentLength: number |
       if (chunks !== undefined) resolve(Buffer.concat(chunks, received));
       else resolve(first ?? EMPTY);
     }
-    function onError(err: unknown): void { fail(streamError(err)); }
+    function onError(err: unknown): void {
+      fail(streamError(err));
+    }
     // IncomingMessage emits 'aborted' (and 'error' only when someone listens) when the client resets.
-    function onAborted(): void { fail(clientAborted()); }
+    function onAborted(): void {
+      fail(clientAborted());
+    }
     // 'close' without 'end': the stream was destroyed without an error; it will never end.
-    function onClose(): void { fail(clientAborted()); }
+    function onClose(): void {
+      fail(clientAborted());
+    }
 
     input.on('data', onData);
     input.on('end', onEnd);

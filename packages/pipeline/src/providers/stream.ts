@@ -14,7 +14,10 @@ const noop = (): void => {};
 export class BodyLimitGuard extends Transform {
   private received = 0;
 
-  constructor(private readonly limit: number, private readonly contentLength: number | undefined) {
+  constructor(
+    private readonly limit: number,
+    private readonly contentLength: number | undefined,
+  ) {
     super();
   }
 
@@ -50,9 +53,15 @@ export function guardStream(input: Readable, limit: number, contentLength: numbe
     guard.destroy(input.errored === null ? clientAborted() : streamError(input.errored));
     return guard;
   }
-  const onError = (err: unknown): void => { guard.destroy(streamError(err)); };
-  const onAborted = (): void => { guard.destroy(clientAborted()); };
-  const onClose = (): void => { if (!input.readableEnded) guard.destroy(clientAborted()); };
+  const onError = (err: unknown): void => {
+    guard.destroy(streamError(err));
+  };
+  const onAborted = (): void => {
+    guard.destroy(clientAborted());
+  };
+  const onClose = (): void => {
+    if (!input.readableEnded) guard.destroy(clientAborted());
+  };
   const detach = (): void => {
     input.removeListener('error', onError);
     input.removeListener('aborted', onAborted);

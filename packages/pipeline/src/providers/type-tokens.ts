@@ -17,8 +17,13 @@ export function isSubtypeOf(type: TypeToken, base: Function): boolean {
 
 /** Entity types that are raw bytes or streams: structured-data readers and writers leave them alone. */
 export function isRawType(type: TypeToken): boolean {
-  return isSubtypeOf(type, TypedArray) || isSubtypeOf(type, ArrayBuffer) || isSubtypeOf(type, DataView)
-    || isSubtypeOf(type, Readable) || isSubtypeOf(type, URLSearchParams);
+  return (
+    isSubtypeOf(type, TypedArray) ||
+    isSubtypeOf(type, ArrayBuffer) ||
+    isSubtypeOf(type, DataView) ||
+    isSubtypeOf(type, Readable) ||
+    isSubtypeOf(type, URLSearchParams)
+  );
 }
 
 /** Byte containers a writer can send as is (Buffer, any typed array, DataView, ArrayBuffer). */
@@ -76,9 +81,15 @@ export function charsetOf(mt: MediaType | undefined): string | undefined {
 export type TextEncoding = 'utf8' | 'ascii' | 'latin1';
 
 const CHARSETS: ReadonlyMap<string, TextEncoding> = new Map<string, TextEncoding>([
-  ['utf-8', 'utf8'], ['utf8', 'utf8'],
-  ['us-ascii', 'ascii'], ['ascii', 'ascii'],
-  ['iso-8859-1', 'latin1'], ['iso8859-1', 'latin1'], ['iso_8859-1', 'latin1'], ['latin1', 'latin1'], ['l1', 'latin1'],
+  ['utf-8', 'utf8'],
+  ['utf8', 'utf8'],
+  ['us-ascii', 'ascii'],
+  ['ascii', 'ascii'],
+  ['iso-8859-1', 'latin1'],
+  ['iso8859-1', 'latin1'],
+  ['iso_8859-1', 'latin1'],
+  ['latin1', 'latin1'],
+  ['l1', 'latin1'],
 ]);
 
 /** Maps a lower-cased charset name to the encoding we use for it (absent means UTF-8). */

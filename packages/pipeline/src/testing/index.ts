@@ -10,8 +10,15 @@ import 'reflect-metadata';
 import type { Readable } from 'node:stream';
 import { parseMediaType, type MediaType } from '../core/media-type.js';
 import type {
-  Body, ContainerRequestFilter, ContainerResponseFilter, ExceptionMapper, MessageBodyReader, MessageBodyWriter,
-  ReaderInterceptor, TypeToken, WriterInterceptor,
+  Body,
+  ContainerRequestFilter,
+  ContainerResponseFilter,
+  ExceptionMapper,
+  MessageBodyReader,
+  MessageBodyWriter,
+  ReaderInterceptor,
+  TypeToken,
+  WriterInterceptor,
 } from '../core/providers.js';
 import { ReadCtx } from '../core/read-entity.js';
 import { type ContainerRequestContext, Phase } from '../core/request-context.js';
@@ -45,7 +52,10 @@ export function createRequestContext(init: TestRequestInit = {}): ContainerReque
 }
 
 /** Runs a request filter; resolves with the abort response, if the filter aborted. Errors reject. */
-export async function runRequestFilter(filter: ContainerRequestFilter, ctx: ContainerRequestContext = createRequestContext()): Promise<Response | undefined> {
+export async function runRequestFilter(
+  filter: ContainerRequestFilter,
+  ctx: ContainerRequestContext = createRequestContext(),
+): Promise<Response | undefined> {
   await filter.filterRequest(ctx);
   return ctx.abortResponse;
 }
@@ -62,7 +72,11 @@ export async function runResponseFilter(
 }
 
 /** Runs an exception mapper as the pipeline would (null → 204). */
-export async function runExceptionMapper<E>(mapper: ExceptionMapper<E>, error: E, request: ContainerRequestContext = createRequestContext()): Promise<Response> {
+export async function runExceptionMapper<E>(
+  mapper: ExceptionMapper<E>,
+  error: E,
+  request: ContainerRequestContext = createRequestContext(),
+): Promise<Response> {
   return (await mapper.toResponse(error, request)) ?? new Response(204);
 }
 
@@ -101,7 +115,10 @@ export interface WriteTestInit {
  * `Content-Type` is set as the pipeline sets it, and no fitting writer rejects with the
  * pipeline's error (`InternalServerError`, 500, `PIPE_NO_WRITER`). Returns bytes and headers.
  */
-export async function runWriterInterceptors(interceptors: readonly WriterInterceptor[], init: WriteTestInit): Promise<{ body: Buffer; response: Response; mediaType: MediaType }> {
+export async function runWriterInterceptors(
+  interceptors: readonly WriterInterceptor[],
+  init: WriteTestInit,
+): Promise<{ body: Buffer; response: Response; mediaType: MediaType }> {
   const ex = asExchange(init.request ?? createRequestContext());
   // Concurrent calls on one request context must pass the same writers (they live on its runtime).
   useWriters(ex, init.writers ?? BUILTIN_WRITERS);

@@ -78,7 +78,10 @@ export function createExchange(init: ExchangeInit, readers?: readonly MessageBod
   }
   const url = init.url ?? '/';
   const req = Object.assign(stream, {
-    method: (init.method ?? 'GET').toUpperCase(), url, headers, httpVersion: '1.1',
+    method: (init.method ?? 'GET').toUpperCase(),
+    url,
+    headers,
+    httpVersion: '1.1',
     socket: { remoteAddress: init.remoteAddress ?? '127.0.0.1', encrypted: false },
   }) as unknown as IncomingMessage;
   const res = new Writable({ write: (_c, _e, cb) => cb() }) as unknown as ServerResponse;
@@ -94,7 +97,9 @@ export function createExchange(init: ExchangeInit, readers?: readonly MessageBod
  */
 export function asExchange(request: ContainerRequestContext): Exchange {
   if (request instanceof Exchange) return request;
-  throw new TypeError('The request must be a context from createRequestContext() (the pipeline runs interceptors on its own request object)');
+  throw new TypeError(
+    'The request must be a context from createRequestContext() (the pipeline runs interceptors on its own request object)',
+  );
 }
 
 /**

@@ -5,22 +5,26 @@ import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
-import {
-  Application, Entity, FormParam, GET, Path, POST, Produces, Response,
-} from '../../src/index.js';
+import { Application, Entity, FormParam, GET, Path, POST, Produces, Response } from '../../src/index.js';
 import { start, TRANSPORTS, type Send, type Transport } from '../helpers/transports.js';
 
 const LIMIT = 1024;
 const KiB = 1024;
 const MiB = 1024 * KiB;
 
-class Point { x!: number; y!: number; }
+class Point {
+  x!: number;
+  y!: number;
+}
 
 /** A lazy byte source: produces `chunk` bytes per `_read`, counts them, records `_destroy`. */
 class LazySource extends Readable {
   produced = 0;
   destroyCalled = false;
-  constructor(private readonly total: number, private readonly chunk = 64 * KiB) {
+  constructor(
+    private readonly total: number,
+    private readonly chunk = 64 * KiB,
+  ) {
     super({ highWaterMark: 64 * KiB });
   }
   override _read(): void {
@@ -45,8 +49,12 @@ let methodCalls = 0;
 
 @Path('/b')
 class BodyResource {
-  @GET('plain') @Produces('text/plain') plain(): string { return 'café'; }
-  @GET('utf16') @Produces('text/plain; charset=utf-16') utf16(): string { return 'café'; }
+  @GET('plain') @Produces('text/plain') plain(): string {
+    return 'café';
+  }
+  @GET('utf16') @Produces('text/plain; charset=utf-16') utf16(): string {
+    return 'café';
+  }
 
   @POST('json')
   json(body: Point): unknown {
@@ -60,10 +68,14 @@ class BodyResource {
   }
 
   @POST('text')
-  text(body: string): string { return `got:${body}`; }
+  text(body: string): string {
+    return `got:${body}`;
+  }
 
   @POST('bytes')
-  bytes(body: Buffer): Buffer { return Buffer.concat([Buffer.from([0xff]), body]); }
+  bytes(body: Buffer): Buffer {
+    return Buffer.concat([Buffer.from([0xff]), body]);
+  }
 
   @POST('stream')
   async stream(body: Readable): Promise<unknown> {
@@ -73,10 +85,14 @@ class BodyResource {
   }
 
   @POST('form')
-  form(@FormParam('a') a: string, @FormParam('b') b: number): unknown { return { a, b }; }
+  form(@FormParam('a') a: string, @FormParam('b') b: number): unknown {
+    return { a, b };
+  }
 
   @GET('readable')
-  readable(): Readable { return Readable.from(['alpha-', 'beta-', 'gamma'], { objectMode: false }); }
+  readable(): Readable {
+    return Readable.from(['alpha-', 'beta-', 'gamma'], { objectMode: false });
+  }
 
   @GET('generator')
   async *generator(): AsyncGenerator<string | Buffer> {
@@ -86,10 +102,18 @@ class BodyResource {
     yield 'three';
   }
 
-  @GET('array') array(): unknown[] { return [1, 'two', { three: 3 }]; }
-  @GET('string') string(): string { return 'hello'; }
-  @GET('null') nothing(): null { return null; }
-  @GET('undefined') async undef(): Promise<void> { await Promise.resolve(); }
+  @GET('array') array(): unknown[] {
+    return [1, 'two', { three: 3 }];
+  }
+  @GET('string') string(): string {
+    return 'hello';
+  }
+  @GET('null') nothing(): null {
+    return null;
+  }
+  @GET('undefined') async undef(): Promise<void> {
+    await Promise.resolve();
+  }
 
   @GET('response')
   response(): Response {
@@ -97,7 +121,9 @@ class BodyResource {
   }
 
   @GET('builder')
-  builder(): unknown { return Response.status(202).header('x-builder', 'on').entity('queued'); }
+  builder(): unknown {
+    return Response.status(202).header('x-builder', 'on').entity('queued');
+  }
 
   @GET('lazy')
   lazy(): Readable {
@@ -126,13 +152,22 @@ const agent = new Agent({ keepAliveTimeout: 1000, headersTimeout: 5000, bodyTime
 const portOf = (app: Application): number => (app.server!.address() as AddressInfo).port;
 
 /** POSTs a chunked (no Content-Length) body: a Readable for inject, an undici stream body over the socket. */
-async function postChunked(app: Application, transport: Transport, url: string, headers: Record<string, string>, chunks: () => Iterable<Buffer>): Promise<{ status: number; text: string; json: () => any }> {
+async function postChunked(
+  app: Application,
+  transport: Transport,
+  url: string,
+  headers: Record<string, string>,
+  chunks: () => Iterable<Buffer>,
+): Promise<{ status: number; text: string; json: () => any }> {
   if (transport === 'in-process') {
     const r = await app.inject({ method: 'POST', url, headers, body: Readable.from(chunks(), { objectMode: false }) });
     return { status: r.status, text: r.text(), json: () => r.json() };
   }
   const r = await request(`http://127.0.0.1:${portOf(app)}${url}`, {
-    method: 'POST', headers, body: Readable.from(chunks(), { objectMode: false }), dispatcher: agent,
+    method: 'POST',
+    headers,
+    body: Readable.from(chunks(), { objectMode: false }),
+    dispatcher: agent,
   });
   const text = await r.body.text();
   return { status: r.statusCode, text, json: () => JSON.parse(text) };
@@ -184,7 +219,9 @@ describe.each(TRANSPORTS)('bodies (%s)', (transport) => {
     ({ send, stop } = await start(app, transport));
   });
   afterAll(() => stop());
-  beforeEach(() => { methodCalls = 0; });
+  beforeEach(() => {
+    methodCalls = 0;
+  });
 
   const json = { 'content-type': 'application/json' };
   const post = (url: string, body: string | Buffer, headers: Record<string, string> = json): ReturnType<Send> =>
@@ -199,7 +236,9 @@ describe.each(TRANSPORTS)('bodies (%s)', (transport) => {
     });
 
     it('+json media types are JSON too', async () => {
-      expect((await post('/b/json', '{"x":3}', { 'content-type': 'application/merge-patch+json' })).json()).toMatchObject({ received: { x: 3 } });
+      expect((await post('/b/json', '{"x":3}', { 'content-type': 'application/merge-patch+json' })).json()).toMatchObject({
+        received: { x: 3 },
+      });
     });
 
     it('no body → 400 PIPE_BODY_REQUIRED for a required entity, undefined for an optional one', async () => {
@@ -315,7 +354,12 @@ describe.each(TRANSPORTS)('bodies (%s)', (transport) => {
         const r = await s.send({ method: 'POST', url: '/b/json', headers: json, body: deep });
         expect(r.status).toBe(400);
         expect(r.json().code).toBe('PIPE_JSON_TOO_DEEP');
-        const objects = await s.send({ method: 'POST', url: '/b/json', headers: json, body: '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000) });
+        const objects = await s.send({
+          method: 'POST',
+          url: '/b/json',
+          headers: json,
+          body: '{"a":'.repeat(100_000) + '1' + '}'.repeat(100_000),
+        });
         expect(objects.status).toBe(400);
         expect(objects.json().code).toBe('PIPE_JSON_TOO_DEEP');
       } finally {

@@ -1,9 +1,23 @@
 // PIPELINE-RULES §2: which chains run. G = global providers, B = providers bound to the method.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, ContainerRequestContext, GET, MapsError, NameBinding, NotFoundError, Path, PreMatching, Priority,
-  QueryParam, Response, type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter,
-  type ExceptionMapper, type WriterInterceptor, type WriterInterceptorContext,
+  Application,
+  ContainerRequestContext,
+  GET,
+  MapsError,
+  NameBinding,
+  NotFoundError,
+  Path,
+  PreMatching,
+  Priority,
+  QueryParam,
+  Response,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type ExceptionMapper,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
@@ -37,7 +51,9 @@ class GlobalFilter implements ContainerRequestFilter {
 
 @Bound()
 class BoundFilter implements ContainerRequestFilter {
-  filterRequest(ctx: ContainerRequestContext): void { log(ctx, 'post-B'); }
+  filterRequest(ctx: ContainerRequestContext): void {
+    log(ctx, 'post-B');
+  }
 }
 
 class GlobalResponse implements ContainerResponseFilter {
@@ -54,7 +70,9 @@ class GlobalResponse implements ContainerResponseFilter {
 @Bound()
 @Priority(6000)
 class BoundResponse implements ContainerResponseFilter {
-  filterResponse(req: ContainerRequestContext): void { log(req, 'resp-B'); }
+  filterResponse(req: ContainerRequestContext): void {
+    log(req, 'resp-B');
+  }
 }
 
 class GlobalWriter implements WriterInterceptor {
@@ -92,18 +110,20 @@ class NotFoundMapper implements ExceptionMapper<NotFoundError> {
 
 @Path('/r')
 class R {
-  @GET() @Bound()
+  @GET()
+  @Bound()
   get(@QueryParam('n') n: number): unknown {
     if (n === 13) throw new Boom('method');
     return { n };
   }
 }
 
-const app = (): Application => new Application({
-  resources: [R],
-  providers: [PreFilter, GlobalFilter, BoundFilter, GlobalResponse, BoundResponse, GlobalWriter, BoundWriter, BoomMapper, NotFoundMapper],
-  logger: () => undefined,
-});
+const app = (): Application =>
+  new Application({
+    resources: [R],
+    providers: [PreFilter, GlobalFilter, BoundFilter, GlobalResponse, BoundResponse, GlobalWriter, BoundWriter, BoomMapper, NotFoundMapper],
+    logger: () => undefined,
+  });
 
 describe.each(TRANSPORTS)('which chains run (%s)', (transport) => {
   let send: Send;

@@ -3,8 +3,16 @@
 // epoch-millis dates while every other type keeps the compact default.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, GET, JsonOptions, NotFoundError, Path, Priority, ResolvesContext, Response,
-  type ContextResolver, type TypeToken,
+  Application,
+  GET,
+  JsonOptions,
+  NotFoundError,
+  Path,
+  Priority,
+  ResolvesContext,
+  Response,
+  type ContextResolver,
+  type TypeToken,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
@@ -22,12 +30,19 @@ class Report {
 
 /** Same shape as Report, different class: must not get Report's options. */
 class Summary {
-  constructor(readonly title: string, readonly note: string | null, readonly at: Date) {}
+  constructor(
+    readonly title: string,
+    readonly note: string | null,
+    readonly at: Date,
+  ) {}
 }
 
 /** Options for Audit come from a resolver registered with the `contextType` option. */
 class Audit {
-  constructor(readonly at: Date, readonly by: string | null) {}
+  constructor(
+    readonly at: Date,
+    readonly by: string | null,
+  ) {}
 }
 
 /** A different configuration type: its resolver must never be asked for JsonOptions. */
@@ -42,36 +57,59 @@ const fields = { title: 'Q2', note: null, at: AT };
 @ResolvesContext(JsonOptions)
 class ReportJsonResolver implements ContextResolver<JsonOptions> {
   private readonly options = new JsonOptions({ indent: 2, omitNulls: true, dateFormat: 'epoch-millis' });
-  getContext(type: TypeToken): JsonOptions | undefined { return type === Report ? this.options : undefined; }
+  getContext(type: TypeToken): JsonOptions | undefined {
+    return type === Report ? this.options : undefined;
+  }
 }
 
 class AuditJsonResolver implements ContextResolver<JsonOptions> {
   private readonly options = new JsonOptions({ dateFormat: 'epoch-millis' });
-  getContext(type: TypeToken): JsonOptions | undefined { return type === Audit ? this.options : undefined; }
+  getContext(type: TypeToken): JsonOptions | undefined {
+    return type === Audit ? this.options : undefined;
+  }
 }
 
 @ResolvesContext(WireConfig)
 @Priority(1)
 class WireConfigResolver implements ContextResolver<WireConfig> {
-  getContext(): WireConfig { return new WireConfig(); }
+  getContext(): WireConfig {
+    return new WireConfig();
+  }
 }
 
 @Path('/r')
 class ReportResource {
-  @GET('report') report(): Report { return report(); }
-  @GET('summary') summary(): Summary { return new Summary(fields.title, fields.note, fields.at); }
-  @GET('plain') plain(): unknown { return { ...fields }; }
-  @GET('typed') typed(): Response { return Response.ok().entity({ ...fields }, Report).build(); }
-  @GET('wrapped') wrapped(): Response { return Response.status(201).header('x-wrapped', '1').entity(report()).build(); }
-  @GET('audit') audit(): Audit { return new Audit(AT, null); }
-  @GET('missing') missing(): never { throw new NotFoundError('no report'); }
+  @GET('report') report(): Report {
+    return report();
+  }
+  @GET('summary') summary(): Summary {
+    return new Summary(fields.title, fields.note, fields.at);
+  }
+  @GET('plain') plain(): unknown {
+    return { ...fields };
+  }
+  @GET('typed') typed(): Response {
+    return Response.ok()
+      .entity({ ...fields }, Report)
+      .build();
+  }
+  @GET('wrapped') wrapped(): Response {
+    return Response.status(201).header('x-wrapped', '1').entity(report()).build();
+  }
+  @GET('audit') audit(): Audit {
+    return new Audit(AT, null);
+  }
+  @GET('missing') missing(): never {
+    throw new NotFoundError('no report');
+  }
 }
 
-const app = (): Application => new Application({
-  resources: [ReportResource],
-  providers: [WireConfigResolver, ReportJsonResolver],
-  logger: () => undefined,
-}).register(new AuditJsonResolver(), { contextType: JsonOptions });
+const app = (): Application =>
+  new Application({
+    resources: [ReportResource],
+    providers: [WireConfigResolver, ReportJsonResolver],
+    logger: () => undefined,
+  }).register(new AuditJsonResolver(), { contextType: JsonOptions });
 
 describe.each(TRANSPORTS)('ContextResolver<JsonOptions> (%s)', (transport) => {
   let send: Send;
@@ -83,9 +121,18 @@ describe.each(TRANSPORTS)('ContextResolver<JsonOptions> (%s)', (transport) => {
     const r = await send('/r/report');
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toBe('application/json');
-    expect(r.text).toBe(JSON.stringify({
-      title: 'Q2', at: AT.getTime(), nested: { keep: 1, when: AT.getTime() }, list: [1, null, 3],
-    }, null, 2));
+    expect(r.text).toBe(
+      JSON.stringify(
+        {
+          title: 'Q2',
+          at: AT.getTime(),
+          nested: { keep: 1, when: AT.getTime() },
+          list: [1, null, 3],
+        },
+        null,
+        2,
+      ),
+    );
   });
 
   it('another class with the same shape keeps the defaults (compact, nulls, ISO dates)', async () => {

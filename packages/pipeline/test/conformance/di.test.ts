@@ -4,21 +4,37 @@ import 'reflect-metadata'; // before tsyringe, which needs the Reflect polyfill 
 import { container as rootContainer, inject, injectable, type DependencyContainer } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, ContainerRequestContext, GET, MapsError, Path, PathParam, RequestScoped, Response,
-  type Constructor, type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter, type ExceptionMapper,
-  type WriterInterceptor, type WriterInterceptorContext,
+  Application,
+  ContainerRequestContext,
+  GET,
+  MapsError,
+  Path,
+  PathParam,
+  RequestScoped,
+  Response,
+  type Constructor,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type ExceptionMapper,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
 const CONFIG = Symbol('Config');
-interface Config { greeting: string }
+interface Config {
+  greeting: string;
+}
 
 /** A class-typed dependency: resolved from `design:paramtypes`, so it proves metadata is emitted. */
 @injectable()
 class Greeter {
   readonly instance = Symbol('greeter');
   constructor(@inject(CONFIG) readonly config: Config) {}
-  greet(name: string): string { return `${this.config.greeting}, ${name}`; }
+  greet(name: string): string {
+    return `${this.config.greeting}, ${name}`;
+  }
 }
 
 /** Counts requests; registered as a singleton, shared by every consumer. */
@@ -31,7 +47,10 @@ class Missing extends Error {}
 @injectable()
 @Path('/hello')
 class HelloResource {
-  constructor(readonly greeter: Greeter, readonly audit: Audit) {}
+  constructor(
+    readonly greeter: Greeter,
+    readonly audit: Audit,
+  ) {}
   @GET('{name}') hello(@PathParam('name') name: string): unknown {
     if (name === 'nobody') throw new Missing(name);
     return { text: this.greeter.greet(name), seen: this.audit.seen.length };
@@ -43,20 +62,28 @@ class HelloResource {
 @Path('/per-request')
 class PerRequestResource {
   static instances = 0;
-  constructor(readonly greeter: Greeter) { PerRequestResource.instances++; }
-  @GET() get(): unknown { return { text: this.greeter.greet('again') }; }
+  constructor(readonly greeter: Greeter) {
+    PerRequestResource.instances++;
+  }
+  @GET() get(): unknown {
+    return { text: this.greeter.greet('again') };
+  }
 }
 
 @injectable()
 class AuditFilter implements ContainerRequestFilter {
   constructor(readonly audit: Audit) {}
-  filterRequest(ctx: ContainerRequestContext): void { this.audit.seen.push(ctx.path); }
+  filterRequest(ctx: ContainerRequestContext): void {
+    this.audit.seen.push(ctx.path);
+  }
 }
 
 @injectable()
 class GreetingHeader implements ContainerResponseFilter {
   constructor(@inject(CONFIG) readonly config: Config) {}
-  filterResponse(_req: ContainerRequestContext, res: ContainerResponseContext): void { res.setHeader('x-greeting', this.config.greeting); }
+  filterResponse(_req: ContainerRequestContext, res: ContainerResponseContext): void {
+    res.setHeader('x-greeting', this.config.greeting);
+  }
 }
 
 @injectable()
@@ -72,7 +99,11 @@ class StampInterceptor implements WriterInterceptor {
 @MapsError(Missing)
 class MissingMapper implements ExceptionMapper<Missing> {
   constructor(readonly greeter: Greeter) {}
-  toResponse(e: Missing): Response { return Response.status(404).entity({ text: this.greeter.greet(`no ${e.message}`) }).build(); }
+  toResponse(e: Missing): Response {
+    return Response.status(404)
+      .entity({ text: this.greeter.greet(`no ${e.message}`) })
+      .build();
+  }
 }
 
 const PROVIDERS = [AuditFilter, GreetingHeader, StampInterceptor, MissingMapper];
@@ -98,7 +129,13 @@ describe('decorator metadata under vitest 4', () => {
     expect(Reflect.getMetadata('design:paramtypes', HelloResource)).toEqual([Greeter, Audit]);
     expect(Reflect.getMetadata('design:paramtypes', HelloResource.prototype, 'hello')).toEqual([String]);
     const expectations: [Constructor<object>, (o: never) => void][] = [
-      [HelloResource, (o: HelloResource) => { expect(o.greeter).toBe(greeter); expect(o.audit).toBe(audit); }],
+      [
+        HelloResource,
+        (o: HelloResource) => {
+          expect(o.greeter).toBe(greeter);
+          expect(o.audit).toBe(audit);
+        },
+      ],
       [PerRequestResource, (o: PerRequestResource) => expect(o.greeter).toBe(greeter)],
       [AuditFilter, (o: AuditFilter) => expect(o.audit).toBe(audit)],
       [GreetingHeader, (o: GreetingHeader) => expect(o.config).toBe(config)],
@@ -117,7 +154,10 @@ describe.each(TRANSPORTS)('a user-supplied container (%s)', (transport) => {
   beforeAll(async () => {
     const u = userContainer();
     audit = u.audit;
-    ({ send, stop } = await start(new Application({ container: u.c, resources: RESOURCES, providers: PROVIDERS, logger: () => undefined }), transport));
+    ({ send, stop } = await start(
+      new Application({ container: u.c, resources: RESOURCES, providers: PROVIDERS, logger: () => undefined }),
+      transport,
+    ));
   });
   afterAll(() => stop());
 

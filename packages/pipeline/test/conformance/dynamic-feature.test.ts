@@ -3,9 +3,25 @@
 // (ties: global, then name-bound, then dynamic).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, Context, ContainerRequestContext, DELETE, GET, NameBinding, Path, PathParam, POST, Priority, Response,
-  ResourceInfo, type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter,
-  type DynamicFeature, type FeatureContext, type WriterInterceptor, type WriterInterceptorContext,
+  Application,
+  Context,
+  ContainerRequestContext,
+  DELETE,
+  GET,
+  NameBinding,
+  Path,
+  PathParam,
+  POST,
+  Priority,
+  Response,
+  ResourceInfo,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type DynamicFeature,
+  type FeatureContext,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
@@ -29,11 +45,15 @@ class StepFilter implements ContainerRequestFilter {
 
 @Audited()
 class AuditedFilter extends StepFilter {
-  constructor() { super('bound-5000'); }
+  constructor() {
+    super('bound-5000');
+  }
 }
 
 class GlobalResponseFilter implements ContainerResponseFilter {
-  filterResponse(req: ContainerRequestContext): void { trail(req, 'g-resp-5000'); }
+  filterResponse(req: ContainerRequestContext): void {
+    trail(req, 'g-resp-5000');
+  }
 }
 
 @Priority(6000)
@@ -59,15 +79,26 @@ class TrailWriter implements WriterInterceptor {
   }
 }
 
-interface Seen { httpMethod: string; path: string; methodName: string; resource: string; tagged: unknown; audited: boolean }
+interface Seen {
+  httpMethod: string;
+  path: string;
+  methodName: string;
+  resource: string;
+  tagged: unknown;
+  audited: boolean;
+}
 
 /** Filters for every method whose name starts with `admin`; records what it was shown. */
 class AdminFeature implements DynamicFeature {
   readonly seen: Seen[] = [];
   configure(info: ResourceInfo, context: FeatureContext): void {
     this.seen.push({
-      httpMethod: info.httpMethod, path: info.path, methodName: info.methodName, resource: info.resourceClass.name,
-      tagged: info.getBinding(Tagged) ?? null, audited: info.hasBinding(Audited),
+      httpMethod: info.httpMethod,
+      path: info.path,
+      methodName: info.methodName,
+      resource: info.resourceClass.name,
+      tagged: info.getBinding(Tagged) ?? null,
+      audited: info.hasBinding(Audited),
     });
     if (!info.methodName.startsWith('admin')) return;
     context
@@ -82,32 +113,50 @@ class AdminFeature implements DynamicFeature {
 @Tagged('class', 0)
 class UserResource {
   @GET()
-  list(@Context() ctx: ContainerRequestContext): unknown { trail(ctx, 'method'); return ['ada']; }
+  list(@Context() ctx: ContainerRequestContext): unknown {
+    trail(ctx, 'method');
+    return ['ada'];
+  }
 
-  @GET('{id}') @Tagged('users', 2)
-  adminGet(@PathParam('id') id: string, @Context() ctx: ContainerRequestContext): unknown { trail(ctx, 'method'); return { id }; }
+  @GET('{id}')
+  @Tagged('users', 2)
+  adminGet(@PathParam('id') id: string, @Context() ctx: ContainerRequestContext): unknown {
+    trail(ctx, 'method');
+    return { id };
+  }
 
   @DELETE('{id}')
-  adminDelete(@Context() ctx: ContainerRequestContext): unknown { trail(ctx, 'method'); return { deleted: true }; }
+  adminDelete(@Context() ctx: ContainerRequestContext): unknown {
+    trail(ctx, 'method');
+    return { deleted: true };
+  }
 
-  @POST() @Audited()
-  adminCreate(body: { name: string }, @Context() ctx: ContainerRequestContext): unknown { trail(ctx, 'method'); return body; }
+  @POST()
+  @Audited()
+  adminCreate(body: { name: string }, @Context() ctx: ContainerRequestContext): unknown {
+    trail(ctx, 'method');
+    return body;
+  }
 }
 
 @Path('/ping')
 class PingResource {
-  @GET() ping(@Context() ctx: ContainerRequestContext): unknown { trail(ctx, 'method'); return { pong: true }; }
+  @GET() ping(@Context() ctx: ContainerRequestContext): unknown {
+    trail(ctx, 'method');
+    return { pong: true };
+  }
 }
 
-const build = (feature: AdminFeature): Application => new Application({
-  resources: [UserResource, PingResource],
-  providers: [feature, AuditedFilter, GlobalResponseFilter, TrailWriter],
-  logger: () => undefined,
-})
-  .register(new StepFilter('g-9000'), { priority: 9000 })
-  .register(new StepFilter('g-5000'))
-  .register(new StepFilter('g-3000'), { priority: 3000 })
-  .register(new StepFilter('g-1000'), { priority: 1000 });
+const build = (feature: AdminFeature): Application =>
+  new Application({
+    resources: [UserResource, PingResource],
+    providers: [feature, AuditedFilter, GlobalResponseFilter, TrailWriter],
+    logger: () => undefined,
+  })
+    .register(new StepFilter('g-9000'), { priority: 9000 })
+    .register(new StepFilter('g-5000'))
+    .register(new StepFilter('g-3000'), { priority: 3000 })
+    .register(new StepFilter('g-1000'), { priority: 1000 });
 
 const PLAIN = ['g-1000', 'g-3000', 'g-5000', 'g-9000', 'method', 'g-resp-5000'];
 const ADMIN = ['g-1000', 'dyn-2500', 'g-3000', 'g-5000', 'dyn-5000', 'g-9000', 'method', 'dyn-resp-6000', 'g-resp-5000', 'dyn-writer-1'];
@@ -123,13 +172,22 @@ describe.each(TRANSPORTS)('DynamicFeature (%s)', (transport) => {
 
   it('configure() ran once per resource method at start-up and saw httpMethod, path, methodName and bindings with args', () => {
     expect(feature.seen).toHaveLength(5);
-    expect(feature.seen).toEqual(expect.arrayContaining([
-      { httpMethod: 'GET', path: '/users', methodName: 'list', resource: 'UserResource', tagged: ['class', 0], audited: false },
-      { httpMethod: 'GET', path: '/users/{id}', methodName: 'adminGet', resource: 'UserResource', tagged: ['users', 2], audited: false },
-      { httpMethod: 'DELETE', path: '/users/{id}', methodName: 'adminDelete', resource: 'UserResource', tagged: ['class', 0], audited: false },
-      { httpMethod: 'POST', path: '/users', methodName: 'adminCreate', resource: 'UserResource', tagged: ['class', 0], audited: true },
-      { httpMethod: 'GET', path: '/ping', methodName: 'ping', resource: 'PingResource', tagged: null, audited: false },
-    ]));
+    expect(feature.seen).toEqual(
+      expect.arrayContaining([
+        { httpMethod: 'GET', path: '/users', methodName: 'list', resource: 'UserResource', tagged: ['class', 0], audited: false },
+        { httpMethod: 'GET', path: '/users/{id}', methodName: 'adminGet', resource: 'UserResource', tagged: ['users', 2], audited: false },
+        {
+          httpMethod: 'DELETE',
+          path: '/users/{id}',
+          methodName: 'adminDelete',
+          resource: 'UserResource',
+          tagged: ['class', 0],
+          audited: false,
+        },
+        { httpMethod: 'POST', path: '/users', methodName: 'adminCreate', resource: 'UserResource', tagged: ['class', 0], audited: true },
+        { httpMethod: 'GET', path: '/ping', methodName: 'ping', resource: 'PingResource', tagged: null, audited: false },
+      ]),
+    );
   });
 
   it('methods that do not match the rule get only the global chains', async () => {
@@ -152,7 +210,19 @@ describe.each(TRANSPORTS)('DynamicFeature (%s)', (transport) => {
   it('equal priorities: global, then name-bound, then dynamic', async () => {
     const r = await send({ method: 'POST', url: '/users', body: { name: 'grace' } });
     expect(r.status).toBe(200);
-    expect(trailOf(r)).toEqual(['g-1000', 'dyn-2500', 'g-3000', 'g-5000', 'bound-5000', 'dyn-5000', 'g-9000', 'method', 'dyn-resp-6000', 'g-resp-5000', 'dyn-writer-1']);
+    expect(trailOf(r)).toEqual([
+      'g-1000',
+      'dyn-2500',
+      'g-3000',
+      'g-5000',
+      'bound-5000',
+      'dyn-5000',
+      'g-9000',
+      'method',
+      'dyn-resp-6000',
+      'g-resp-5000',
+      'dyn-writer-1',
+    ]);
   });
 
   it('a post-matching abort still runs the dynamic response filters and writer interceptors (G+B)', async () => {

@@ -7,13 +7,25 @@ import { gunzipSync } from 'node:zlib';
 import { Agent, request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  Application, CHANNEL_NAMES, GET, GzipWriterInterceptor, MapsError, Path, Produces, Response, type ExceptionMapper,
+  Application,
+  CHANNEL_NAMES,
+  GET,
+  GzipWriterInterceptor,
+  MapsError,
+  Path,
+  Produces,
+  Response,
+  type ExceptionMapper,
 } from '../../src/index.js';
 
 /** The test decides when the stream fails: after the client has seen the first bytes. */
 let failNow: () => void = () => undefined;
 let failSignal = Promise.resolve();
-const armFailure = (): void => { failSignal = new Promise<void>((r) => { failNow = r; }); };
+const armFailure = (): void => {
+  failSignal = new Promise<void>((r) => {
+    failNow = r;
+  });
+};
 
 /** Emits `head`, then fails once `failSignal` resolves: headers and some bytes are already out. */
 function failingAfter(head: string | Buffer): Readable {
@@ -37,7 +49,9 @@ const NOISE = `[${JSON.stringify(randomBytes(96 * 1024).toString('base64'))},`;
 
 @Path('/stream')
 class StreamResource {
-  @GET('readable') @Produces('text/plain') readable(): Readable { return failingAfter('partial-'); }
+  @GET('readable') @Produces('text/plain') readable(): Readable {
+    return failingAfter('partial-');
+  }
   @GET('generator') @Produces('text/plain') generator(): AsyncGenerator<string> {
     return (async function* gen() {
       yield 'first-chunk-';
@@ -45,8 +59,12 @@ class StreamResource {
       throw new Error('generator failed');
     })();
   }
-  @GET('gzip') @Produces('application/json') gzip(): Readable { return failingAfter(NOISE); }
-  @GET('ok') ok(): unknown { return { ok: true }; }
+  @GET('gzip') @Produces('application/json') gzip(): Readable {
+    return failingAfter(NOISE);
+  }
+  @GET('ok') ok(): unknown {
+    return { ok: true };
+  }
 }
 
 let mapperCalls = 0;
@@ -59,11 +77,12 @@ class CatchAll implements ExceptionMapper<Error> {
 }
 
 const logged: unknown[] = [];
-const newApp = (): Application => new Application({
-  resources: [StreamResource],
-  providers: [CatchAll, new GzipWriterInterceptor({ threshold: 0 })],
-  logger: (e) => logged.push(e),
-});
+const newApp = (): Application =>
+  new Application({
+    resources: [StreamResource],
+    providers: [CatchAll, new GzipWriterInterceptor({ threshold: 0 })],
+    logger: (e) => logged.push(e),
+  });
 beforeEach(() => {
   mapperCalls = 0;
   logged.length = 0;
@@ -84,8 +103,12 @@ describe('errors after the first byte (in-process)', () => {
 
   it('publishes finish (with the status that was sent) but no error:mapped', async () => {
     const seen: string[] = [];
-    const onFinish = (m: unknown): void => { seen.push(`finish:${(m as { status: number }).status}`); };
-    const onMapped = (): void => { seen.push('mapped'); };
+    const onFinish = (m: unknown): void => {
+      seen.push(`finish:${(m as { status: number }).status}`);
+    };
+    const onMapped = (): void => {
+      seen.push('mapped');
+    };
     diagnostics_channel.subscribe(CHANNEL_NAMES.finish, onFinish);
     diagnostics_channel.subscribe(CHANNEL_NAMES.mapped, onMapped);
     try {
@@ -113,14 +136,19 @@ describe('errors after the first byte (socket)', () => {
   /** Well under bodyTimeout: the abort is immediate, not a timeout's doing. */
   const PROMPT_MS = BODY_TIMEOUT / 3;
   let base: string;
-  beforeAll(async () => { base = `http://127.0.0.1:${(await app.listen(0)).port}`; });
+  beforeAll(async () => {
+    base = `http://127.0.0.1:${(await app.listen(0)).port}`;
+  });
   afterAll(async () => {
     await agent.close();
     await app.close(500);
   });
 
   /** Reads the body chunk by chunk; the source fails only once the first chunk has arrived here. */
-  const fetchBroken = async (path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, unknown>; received: Buffer; error: unknown; elapsedMs: number }> => {
+  const fetchBroken = async (
+    path: string,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: Record<string, unknown>; received: Buffer; error: unknown; elapsedMs: number }> => {
     armFailure();
     const t0 = performance.now();
     const res = await request(`${base}${path}`, { dispatcher: agent, headers });

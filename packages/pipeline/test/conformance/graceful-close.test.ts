@@ -5,14 +5,23 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Application, GET, Path } from '../../src/index.js';
 
-interface Deferred<T = void> { promise: Promise<T>; resolve(value: T): void }
+interface Deferred<T = void> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+}
 function deferred<T = void>(): Deferred<T> {
   let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => { resolve = r; });
+  const promise = new Promise<T>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
-interface RawResponse { status: number; headers: Record<string, string>; body: string }
+interface RawResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
 
 /** Complete HTTP/1.1 responses in `data` (Content-Length framing; Node's error replies have none). */
 function parseResponses(data: string): RawResponse[] {
@@ -31,25 +40,43 @@ function parseResponses(data: string): RawResponse[] {
 }
 
 /** A raw loopback client: the test decides exactly which bytes go on which connection, and when. */
-interface RawClient { socket: Socket; closed: Promise<void>; data(): string; responses(count: number): Promise<RawResponse[]> }
+interface RawClient {
+  socket: Socket;
+  closed: Promise<void>;
+  data(): string;
+  responses(count: number): Promise<RawResponse[]>;
+}
 async function rawClient(port: number): Promise<RawClient> {
   const socket = connect(port, '127.0.0.1');
   socket.setEncoding('latin1');
   socket.on('error', () => undefined);
   let buf = '';
   let wake = (): void => undefined;
-  socket.on('data', (chunk: string) => { buf += chunk; wake(); });
-  const closed = once(socket, 'close').then(() => { wake(); });
+  socket.on('data', (chunk: string) => {
+    buf += chunk;
+    wake();
+  });
+  const closed = once(socket, 'close').then(() => {
+    wake();
+  });
   await once(socket, 'connect');
   return {
-    socket, closed, data: () => buf,
+    socket,
+    closed,
+    data: () => buf,
     async responses(count) {
       const deadline = Date.now() + 3000;
       for (;;) {
         const parsed = parseResponses(buf);
         if (parsed.length >= count) return parsed;
         if (socket.destroyed || Date.now() > deadline) throw new Error(`expected ${count} responses, got ${JSON.stringify(buf)}`);
-        await Promise.race([new Promise<void>((r) => { wake = r; }), closed, new Promise((r) => setTimeout(r, 100))]);
+        await Promise.race([
+          new Promise<void>((r) => {
+            wake = r;
+          }),
+          closed,
+          new Promise((r) => setTimeout(r, 100)),
+        ]);
       }
     },
   };
@@ -59,15 +86,22 @@ let slowEntered = deferred();
 let slowRelease = deferred();
 let hangEntered = deferred();
 
-@Path('/slow') class Slow {
+@Path('/slow')
+class Slow {
   @GET() async get(): Promise<unknown> {
     slowEntered.resolve();
     await slowRelease.promise;
     return { done: true };
   }
 }
-@Path('/fast') class Fast { @GET() get(): unknown { return { fast: true }; } }
-@Path('/hang') class Hang {
+@Path('/fast')
+class Fast {
+  @GET() get(): unknown {
+    return { fast: true };
+  }
+}
+@Path('/hang')
+class Hang {
   @GET() get(): Promise<never> {
     hangEntered.resolve();
     return new Promise<never>(() => undefined);
@@ -78,7 +112,9 @@ const newApp = (): Application => new Application({ resources: [Slow, Fast, Hang
 const httpGet = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
 const settledFlag = (p: Promise<unknown>): { settled: boolean } => {
   const flag = { settled: false };
-  void p.then(() => { flag.settled = true; });
+  void p.then(() => {
+    flag.settled = true;
+  });
   return flag;
 };
 

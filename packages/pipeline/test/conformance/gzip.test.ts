@@ -20,28 +20,37 @@ let methodCalls = 0;
 
 @Path('/gz')
 class GzResource {
-  @GET() @Produces('application/json') list(): unknown { return users; }
+  @GET() @Produces('application/json') list(): unknown {
+    return users;
+  }
 
-  @POST() @Produces('application/json')
+  @POST()
+  @Produces('application/json')
   create(@Entity() body: Record<string, unknown>): unknown {
     methodCalls++;
     return { keys: Object.keys(body).length };
   }
 }
 
-const build = (): Application => new Application({
-  resources: [GzResource],
-  providers: [new GzipFeature({ maxDecodedBytes: MAX_DECODED })],
-  limits: { bodyLimit: LIMIT },
-  logger: () => undefined,
-});
+const build = (): Application =>
+  new Application({
+    resources: [GzResource],
+    providers: [new GzipFeature({ maxDecodedBytes: MAX_DECODED })],
+    limits: { bodyLimit: LIMIT },
+    logger: () => undefined,
+  });
 
 /** Empty gzip members, endlessly (gzip allows concatenated members); counts what was pulled. */
 function endlessMembers(member: Buffer): Readable & { pulled: () => number } {
   let pulled = 0;
   const src = new Readable({
     highWaterMark: 1,
-    read() { if (pulled < 1_000_000) { pulled++; this.push(member); } },
+    read() {
+      if (pulled < 1_000_000) {
+        pulled++;
+        this.push(member);
+      }
+    },
   });
   return Object.assign(src, { pulled: () => pulled });
 }
@@ -55,7 +64,9 @@ async function headOnly(port: number, head: string, ms = 3000): Promise<string> 
   socket.setEncoding('latin1');
   socket.on('error', () => undefined);
   let received = '';
-  socket.on('data', (c: string) => { received += c; });
+  socket.on('data', (c: string) => {
+    received += c;
+  });
   await once(socket, 'connect');
   socket.write(head);
   const timer = setTimeout(() => socket.destroy(new Error(`no answer within ${ms} ms: ${JSON.stringify(received)}`)), ms);
@@ -89,7 +100,9 @@ describe.each(TRANSPORTS)('GzipFeature (%s)', (transport: Transport) => {
     if (transport === 'socket') port = (app.server!.address() as AddressInfo).port;
   });
   afterAll(() => stop());
-  beforeEach(() => { methodCalls = 0; });
+  beforeEach(() => {
+    methodCalls = 0;
+  });
 
   describe('Accept-Encoding (RFC 9110 §12.5.3)', () => {
     // Repeated header lines are sent as such (undici) or as an array (inject).
@@ -118,8 +131,16 @@ describe.each(TRANSPORTS)('GzipFeature (%s)', (transport: Transport) => {
 
     it('each response follows its own request: alternating values never get a stale answer', async () => {
       const sequence: [string, boolean][] = [
-        ['gzip', true], ['gzip', true], ['gzip;q=0', false], ['gzip', true], ['*;q=0', false],
-        ['*;q=0', false], ['*', true], ['identity', false], ['GZIP', true], ['GZIP;Q=0', false],
+        ['gzip', true],
+        ['gzip', true],
+        ['gzip;q=0', false],
+        ['gzip', true],
+        ['*;q=0', false],
+        ['*;q=0', false],
+        ['*', true],
+        ['identity', false],
+        ['GZIP', true],
+        ['GZIP;Q=0', false],
       ];
       const seen: [string, boolean][] = [];
       for (const [value] of sequence) {
@@ -132,11 +153,18 @@ describe.each(TRANSPORTS)('GzipFeature (%s)', (transport: Transport) => {
 
   describe('gzip request bodies', () => {
     const gzHeaders = (length: number): Record<string, string> => ({
-      'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(length),
+      'content-type': 'application/json',
+      'content-encoding': 'gzip',
+      'content-length': String(length),
     });
 
     it('a declared Content-Length over bodyLimit: 413 with the raw-body error before any byte is read', async () => {
-      const rawTooLarge = await send({ method: 'POST', url: '/gz', headers: { 'content-type': 'application/json' }, body: ' '.repeat(LIMIT + 1) });
+      const rawTooLarge = await send({
+        method: 'POST',
+        url: '/gz',
+        headers: { 'content-type': 'application/json' },
+        body: ' '.repeat(LIMIT + 1),
+      });
       expect(rawTooLarge.status).toBe(413);
       const headers = gzHeaders(LIMIT + 1);
       if (transport === 'in-process') {
@@ -147,7 +175,9 @@ describe.each(TRANSPORTS)('GzipFeature (%s)', (transport: Transport) => {
         expect(source.pulled()).toBe(0);
       } else {
         // Not one body byte is sent: the answer can only come from the declared length.
-        const head = `POST /gz HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers).map(([k, v]) => `${k}: ${v}\r\n`).join('')}\r\n`;
+        const head = `POST /gz HTTP/1.1\r\nHost: 127.0.0.1\r\n${Object.entries(headers)
+          .map(([k, v]) => `${k}: ${v}\r\n`)
+          .join('')}\r\n`;
         const response = await headOnly(port, head);
         expect(response).toMatch(/^HTTP\/1\.1 413 /);
         expect(response).toMatch(/\r\nconnection: close\r\n/i);

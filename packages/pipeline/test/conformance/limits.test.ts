@@ -8,39 +8,57 @@ import { resolveLimits } from '../../src/core/defaults.js';
 import { start, TRANSPORTS } from '../helpers/transports.js';
 
 /** A raw loopback connection: bytes in, everything received out, and when the server hung up. */
-interface Raw { socket: Socket; closed: Promise<number>; data(): string; waitFor(text: string): Promise<void> }
+interface Raw {
+  socket: Socket;
+  closed: Promise<number>;
+  data(): string;
+  waitFor(text: string): Promise<void>;
+}
 async function raw(port: number): Promise<Raw> {
   const socket = connect(port, '127.0.0.1');
   socket.setEncoding('latin1');
   socket.on('error', () => undefined);
   let buf = '';
   const listeners = new Set<() => void>();
-  socket.on('data', (c: string) => { buf += c; for (const l of listeners) l(); });
+  socket.on('data', (c: string) => {
+    buf += c;
+    for (const l of listeners) l();
+  });
   // Resolves with the time of the close, so elapsed times do not include the test's own awaits.
   const closed = once(socket, 'close').then(() => Date.now());
   await once(socket, 'connect');
   return {
-    socket, closed, data: () => buf,
-    waitFor: (text) => new Promise<void>((resolve, reject) => {
-      const check = (): void => {
-        if (!buf.includes(text)) return;
-        listeners.delete(check);
-        resolve();
-      };
-      listeners.add(check);
-      check();
-      void closed.then(() => { if (!buf.includes(text)) reject(new Error(`closed before ${text}: ${JSON.stringify(buf)}`)); });
-    }),
+    socket,
+    closed,
+    data: () => buf,
+    waitFor: (text) =>
+      new Promise<void>((resolve, reject) => {
+        const check = (): void => {
+          if (!buf.includes(text)) return;
+          listeners.delete(check);
+          resolve();
+        };
+        listeners.add(check);
+        check();
+        void closed.then(() => {
+          if (!buf.includes(text)) reject(new Error(`closed before ${text}: ${JSON.stringify(buf)}`));
+        });
+      }),
   };
 }
 
 @Path('/r')
 class R {
-  @GET() get(): unknown { return { ok: true }; }
-  @POST() post(body: { v?: string }): unknown { return { got: body.v?.length ?? 0 }; }
+  @GET() get(): unknown {
+    return { ok: true };
+  }
+  @POST() post(body: { v?: string }): unknown {
+    return { got: body.v?.length ?? 0 };
+  }
 }
 let hangEntered: () => void = () => undefined;
-@Path('/hang') class Hang {
+@Path('/hang')
+class Hang {
   @GET() get(): Promise<never> {
     hangEntered();
     return new Promise<never>(() => undefined);
@@ -58,13 +76,22 @@ const listen = async (limits: Partial<PipelineLimits>): Promise<number> => {
   app = new Application({ resources: [R, Hang], limits, logger: () => undefined });
   return (await app.listen(0)).port;
 };
-afterEach(async () => { await app?.close(100); app = undefined; });
+afterEach(async () => {
+  await app?.close(100);
+  app = undefined;
+});
 
 describe('DEFAULT_LIMITS reach the server', () => {
   it('lists exactly the limits this file covers', () => {
     expect(Object.keys(DEFAULT_LIMITS).sort()).toEqual([
-      'bodyLimit', 'connectionsCheckingInterval', 'headersTimeout', 'keepAliveTimeout', 'maxHeaderSize',
-      'maxRequestsPerSocket', 'requestTimeout', 'shutdownDeadline',
+      'bodyLimit',
+      'connectionsCheckingInterval',
+      'headersTimeout',
+      'keepAliveTimeout',
+      'maxHeaderSize',
+      'maxRequestsPerSocket',
+      'requestTimeout',
+      'shutdownDeadline',
     ]);
   });
 
@@ -72,15 +99,31 @@ describe('DEFAULT_LIMITS reach the server', () => {
     await listen({});
     // maxHeaderSize and connectionsCheckingInterval are stored on the server but not in @types/node.
     const d = app!.server! as unknown as Record<string, unknown>;
-    expect([d.headersTimeout, d.requestTimeout, d.keepAliveTimeout, d.maxHeaderSize, d.connectionsCheckingInterval])
-      .toEqual([10_000, 30_000, 5_000, 16 * 1024, 1_000]);
+    expect([d.headersTimeout, d.requestTimeout, d.keepAliveTimeout, d.maxHeaderSize, d.connectionsCheckingInterval]).toEqual([
+      10_000,
+      30_000,
+      5_000,
+      16 * 1024,
+      1_000,
+    ]);
     expect(d.maxRequestsPerSocket ?? 0).toBe(0);
     await app!.close();
-    const explicit = { headersTimeout: 500, requestTimeout: 1000, keepAliveTimeout: 700, maxHeaderSize: 2048, connectionsCheckingInterval: 100, maxRequestsPerSocket: 3 };
+    const explicit = {
+      headersTimeout: 500,
+      requestTimeout: 1000,
+      keepAliveTimeout: 700,
+      maxHeaderSize: 2048,
+      connectionsCheckingInterval: 100,
+      maxRequestsPerSocket: 3,
+    };
     await listen(explicit);
     const s = app!.server! as unknown as Record<string, unknown>;
     for (const [k, v] of Object.entries(explicit)) expect([k, s[k]]).toEqual([k, v]);
-    expect(app!.limits).toMatchObject({ ...explicit, bodyLimit: DEFAULT_LIMITS.bodyLimit, shutdownDeadline: DEFAULT_LIMITS.shutdownDeadline });
+    expect(app!.limits).toMatchObject({
+      ...explicit,
+      bodyLimit: DEFAULT_LIMITS.bodyLimit,
+      shutdownDeadline: DEFAULT_LIMITS.shutdownDeadline,
+    });
   });
 });
 
@@ -91,7 +134,9 @@ describe.each(TRANSPORTS)('bodyLimit (%s)', (transport) => {
     try {
       const fits = JSON.stringify({ v: 'x'.repeat(24) });
       expect(fits.length).toBe(32);
-      expect((await send({ method: 'POST', url: '/r', body: fits, headers: { 'content-type': 'application/json' } })).json()).toEqual({ got: 24 });
+      expect((await send({ method: 'POST', url: '/r', body: fits, headers: { 'content-type': 'application/json' } })).json()).toEqual({
+        got: 24,
+      });
       const big = await send({ method: 'POST', url: '/r', body: { v: 'x'.repeat(25) } });
       expect(big.status).toBe(413);
       expect(big.json()).toMatchObject({ status: 413, code: 'PIPE_BODY_TOO_LARGE' });
@@ -119,7 +164,9 @@ describe('socket limits', () => {
     const started = Date.now();
     c.socket.write('GET /r HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     let n = 0;
-    const drip = setInterval(() => { if (n < 50 && !c.socket.destroyed) c.socket.write(`X-Drip-${n++}: 1\r\n`); }, 50);
+    const drip = setInterval(() => {
+      if (n < 50 && !c.socket.destroyed) c.socket.write(`X-Drip-${n++}: 1\r\n`);
+    }, 50);
     try {
       within((await c.closed) - started, 450, 2500);
     } finally {
@@ -133,7 +180,9 @@ describe('socket limits', () => {
     const started = Date.now();
     c.socket.write('POST /r HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"v":"');
     let n = 0;
-    const drip = setInterval(() => { if (n++ < 100 && !c.socket.destroyed) c.socket.write('x'); }, 50);
+    const drip = setInterval(() => {
+      if (n++ < 100 && !c.socket.destroyed) c.socket.write('x');
+    }, 50);
     try {
       within((await c.closed) - started, 950, 3500);
     } finally {
@@ -167,7 +216,9 @@ describe('socket limits', () => {
 
   it('shutdownDeadline: close() without an argument cuts a request that never finishes after it', async () => {
     const c = await raw(await listen({ shutdownDeadline: 200 }));
-    const entered = new Promise<void>((r) => { hangEntered = r; });
+    const entered = new Promise<void>((r) => {
+      hangEntered = r;
+    });
     c.socket.write('GET /hang HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     await entered;
     const started = Date.now();
@@ -185,8 +236,16 @@ describe('resolveLimits / new Application({ limits }) refuse nonsense with a Typ
     ['NaN', { maxHeaderSize: Number.NaN }, /limits\.maxHeaderSize/],
     ['Infinity', { requestTimeout: Number.POSITIVE_INFINITY }, /limits\.requestTimeout/],
     ['a string', { shutdownDeadline: '10' as unknown as number }, /limits\.shutdownDeadline/],
-    ['headersTimeout > requestTimeout', { headersTimeout: 2000, requestTimeout: 1000 }, /headersTimeout must not exceed limits\.requestTimeout/],
-    ['an unknown key (a typo)', { bodylimit: 10 } as unknown as Partial<PipelineLimits>, /limits\.bodylimit is not a limit \(known: bodyLimit, /],
+    [
+      'headersTimeout > requestTimeout',
+      { headersTimeout: 2000, requestTimeout: 1000 },
+      /headersTimeout must not exceed limits\.requestTimeout/,
+    ],
+    [
+      'an unknown key (a typo)',
+      { bodylimit: 10 } as unknown as Partial<PipelineLimits>,
+      /limits\.bodylimit is not a limit \(known: bodyLimit, /,
+    ],
   ];
   it.each(bad)('%s', (_name, limits, message) => {
     expect(() => resolveLimits(limits)).toThrow(TypeError);

@@ -1,8 +1,18 @@
 // PIPELINE-RULES §4: exception mapper choice, null → 204, mapper failures, carried responses, 405 Allow.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, BadRequestError, GET, MapsError, Path, POST, Priority, QueryParam, Response,
-  WebApplicationError, type ContainerRequestContext, type ExceptionMapper,
+  Application,
+  BadRequestError,
+  GET,
+  MapsError,
+  Path,
+  POST,
+  Priority,
+  QueryParam,
+  Response,
+  WebApplicationError,
+  type ContainerRequestContext,
+  type ExceptionMapper,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
@@ -15,23 +25,35 @@ class NullMapped extends Error {}
 
 @MapsError(DomainError)
 class DomainMapper implements ExceptionMapper<DomainError> {
-  toResponse(e: DomainError): Response { return Response.status(422).entity({ mapper: 'domain', msg: e.message }).build(); }
+  toResponse(e: DomainError): Response {
+    return Response.status(422).entity({ mapper: 'domain', msg: e.message }).build();
+  }
 }
-@MapsError(NotFoundDomain) @Priority(10)
+@MapsError(NotFoundDomain)
+@Priority(10)
 class NotFoundMapperLow implements ExceptionMapper<NotFoundDomain> {
-  toResponse(): Response { return Response.status(404).entity({ mapper: 'nf-10' }).build(); }
+  toResponse(): Response {
+    return Response.status(404).entity({ mapper: 'nf-10' }).build();
+  }
 }
-@MapsError(NotFoundDomain) @Priority(20)
+@MapsError(NotFoundDomain)
+@Priority(20)
 class NotFoundMapperHigh implements ExceptionMapper<NotFoundDomain> {
-  toResponse(): Response { return Response.status(404).entity({ mapper: 'nf-20' }).build(); }
+  toResponse(): Response {
+    return Response.status(404).entity({ mapper: 'nf-20' }).build();
+  }
 }
 @MapsError(MapperExplodes)
 class ExplodingMapper implements ExceptionMapper<MapperExplodes> {
-  toResponse(): Response { throw new Error('mapper failed with a secret'); }
+  toResponse(): Response {
+    throw new Error('mapper failed with a secret');
+  }
 }
 @MapsError(NullMapped)
 class NullMapper implements ExceptionMapper<NullMapped> {
-  toResponse(): null { return null; }
+  toResponse(): null {
+    return null;
+  }
 }
 @MapsError(WebApplicationError)
 class WebAppMapper implements ExceptionMapper<WebApplicationError> {
@@ -45,25 +67,37 @@ class M {
   @GET()
   get(@QueryParam('e') e: string): unknown {
     switch (e) {
-      case 'domain': throw new DomainError('d');
-      case 'deep': throw new DeepNotFound('x');
-      case 'unmapped': throw new Unmapped('secret detail');
-      case 'explode': throw new MapperExplodes();
-      case 'null': throw new NullMapped();
-      case 'carried': throw new WebApplicationError(409, 'c', { response: Response.status(409).entity({ carried: true }).build() });
-      case 'bad': throw new BadRequestError('bad input');
-      case 'string': throw 'a string'; // eslint-disable-line no-throw-literal
-      default: return { ok: true };
+      case 'domain':
+        throw new DomainError('d');
+      case 'deep':
+        throw new DeepNotFound('x');
+      case 'unmapped':
+        throw new Unmapped('secret detail');
+      case 'explode':
+        throw new MapperExplodes();
+      case 'null':
+        throw new NullMapped();
+      case 'carried':
+        throw new WebApplicationError(409, 'c', { response: Response.status(409).entity({ carried: true }).build() });
+      case 'bad':
+        throw new BadRequestError('bad input');
+      case 'string':
+        throw 'a string'; // eslint-disable-line no-throw-literal
+      default:
+        return { ok: true };
     }
   }
-  @POST() post(): string { return 'posted'; }
+  @POST() post(): string {
+    return 'posted';
+  }
 }
 
-const build = (mappers = true): Application => new Application({
-  resources: [M],
-  providers: mappers ? [DomainMapper, NotFoundMapperHigh, NotFoundMapperLow, ExplodingMapper, NullMapper, WebAppMapper] : [],
-  logger: () => undefined,
-});
+const build = (mappers = true): Application =>
+  new Application({
+    resources: [M],
+    providers: mappers ? [DomainMapper, NotFoundMapperHigh, NotFoundMapperLow, ExplodingMapper, NullMapper, WebAppMapper] : [],
+    logger: () => undefined,
+  });
 
 describe.each(TRANSPORTS)('exception mappers (%s)', (transport) => {
   let send: Send;

@@ -1,53 +1,104 @@
 // PIPELINE-RULES §5: matching order 404 → 405 → 415 → 406, automatic HEAD/OPTIONS, templates, negotiation.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Application, Consumes, Context, DELETE, GET, HEAD, Path, PathParam, POST, Produces, PUT, Response, UriInfo } from '../../src/index.js';
+import {
+  Application,
+  Consumes,
+  Context,
+  DELETE,
+  GET,
+  HEAD,
+  Path,
+  PathParam,
+  POST,
+  Produces,
+  PUT,
+  Response,
+  UriInfo,
+} from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
 @Path('/users')
 class Users {
-  @GET() list(): unknown { return [{ id: 1 }]; }
-  @GET('search') search(): string { return 'search'; }
-  @GET('{id: \\d+}') byId(@PathParam('id') id: number): unknown { return { id, kind: 'numeric' }; }
-  @GET('{name}') byName(@PathParam('name') name: string): unknown { return { name, kind: 'name' }; }
-  @POST() @Consumes('application/json') @Produces('application/json')
-  create(body: unknown): unknown { return { created: body }; }
-  @PUT('{id: \\d+}') @Consumes('application/json') replace(@PathParam('id') id: string): unknown { return { id }; }
-  @DELETE('{id: \\d+}') remove(): void { /* 204 */ }
+  @GET() list(): unknown {
+    return [{ id: 1 }];
+  }
+  @GET('search') search(): string {
+    return 'search';
+  }
+  @GET('{id: \\d+}') byId(@PathParam('id') id: number): unknown {
+    return { id, kind: 'numeric' };
+  }
+  @GET('{name}') byName(@PathParam('name') name: string): unknown {
+    return { name, kind: 'name' };
+  }
+  @POST()
+  @Consumes('application/json')
+  @Produces('application/json')
+  create(body: unknown): unknown {
+    return { created: body };
+  }
+  @PUT('{id: \\d+}') @Consumes('application/json') replace(@PathParam('id') id: string): unknown {
+    return { id };
+  }
+  @DELETE('{id: \\d+}') remove(): void {
+    /* 204 */
+  }
 }
 
 @Path('/neg')
 class Negotiation {
-  @GET() @Produces('application/json', 'text/plain;qs=0.5')
-  json(): string { return 'hello'; }
-  @GET() @Produces('text/csv') csv(): string { return 'a,b'; }
+  @GET()
+  @Produces('application/json', 'text/plain;qs=0.5')
+  json(): string {
+    return 'hello';
+  }
+  @GET() @Produces('text/csv') csv(): string {
+    return 'a,b';
+  }
 }
 
 /** Several methods for one verb, told apart by @Consumes and then by @Produces. */
 @Path('/by-type')
 class ByType {
-  @POST() @Consumes('application/json') @Produces('application/json') json(): unknown { return { got: 'json' }; }
-  @POST() @Consumes('text/plain') @Produces('text/plain') text(): string { return 'text'; }
-  @POST() @Consumes('text/plain') @Produces('text/csv') csv(): string { return 'a,csv'; }
+  @POST() @Consumes('application/json') @Produces('application/json') json(): unknown {
+    return { got: 'json' };
+  }
+  @POST() @Consumes('text/plain') @Produces('text/plain') text(): string {
+    return 'text';
+  }
+  @POST() @Consumes('text/plain') @Produces('text/csv') csv(): string {
+    return 'a,csv';
+  }
 }
 
 let hostCalls = 0;
 @Path('/host')
 class HostCheck {
-  @POST() create(@Context() uri: UriInfo): Response { hostCalls++; return Response.created(`${uri.baseUri}/host/1`).build(); }
+  @POST() create(@Context() uri: UriInfo): Response {
+    hostCalls++;
+    return Response.created(`${uri.baseUri}/host/1`).build();
+  }
 }
 
 @Path('/explicit-head')
 class ExplicitHead {
-  @GET() get(): unknown { return { body: true }; }
-  @HEAD() head(): void { /* explicit */ }
+  @GET() get(): unknown {
+    return { body: true };
+  }
+  @HEAD() head(): void {
+    /* explicit */
+  }
 }
 
 @Path('/files/{path: .+}')
 class Files {
-  @GET() get(@PathParam('path') path: string): unknown { return { path }; }
+  @GET() get(@PathParam('path') path: string): unknown {
+    return { path };
+  }
 }
 
-const build = (): Application => new Application({ resources: [Users, Negotiation, ByType, HostCheck, ExplicitHead, Files], logger: () => undefined });
+const build = (): Application =>
+  new Application({ resources: [Users, Negotiation, ByType, HostCheck, ExplicitHead, Files], logger: () => undefined });
 
 describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
   let send: Send;
@@ -79,7 +130,13 @@ describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
   });
 
   it('several methods for one verb: @Consumes first (415 if none takes the body), then Accept (406)', async () => {
-    const post = (type: string, accept?: string) => send({ method: 'POST', url: '/by-type', headers: { 'content-type': type, ...(accept === undefined ? {} : { accept }) }, body: type === 'application/json' ? '{}' : 'x' });
+    const post = (type: string, accept?: string) =>
+      send({
+        method: 'POST',
+        url: '/by-type',
+        headers: { 'content-type': type, ...(accept === undefined ? {} : { accept }) },
+        body: type === 'application/json' ? '{}' : 'x',
+      });
     expect((await post('application/json')).json()).toEqual({ got: 'json' });
     expect((await post('text/plain', 'text/plain')).text).toBe('text');
     expect((await post('text/plain', 'text/csv')).text).toBe('a,csv');
@@ -105,7 +162,12 @@ describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
   });
 
   it('406 when Accept excludes every produced type', async () => {
-    const r = await send({ method: 'POST', url: '/users', headers: { 'content-type': 'application/json', accept: 'image/png' }, body: '{}' });
+    const r = await send({
+      method: 'POST',
+      url: '/users',
+      headers: { 'content-type': 'application/json', accept: 'image/png' },
+      body: '{}',
+    });
     expect(r.status).toBe(406);
   });
 

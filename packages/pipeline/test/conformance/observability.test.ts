@@ -3,9 +3,22 @@
 import diagnostics_channel from 'node:diagnostics_channel';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
-  Application, CHANNEL_NAMES, ContainerRequestContext, GET, MapsError, Path, POST, PreMatching, type ContainerRequestFilter,
-  type ContainerResponseFilter, type ExceptionMapper, type ReaderInterceptor, type ReaderInterceptorContext, Response,
-  type WriterInterceptor, type WriterInterceptorContext,
+  Application,
+  CHANNEL_NAMES,
+  ContainerRequestContext,
+  GET,
+  MapsError,
+  Path,
+  POST,
+  PreMatching,
+  type ContainerRequestFilter,
+  type ContainerResponseFilter,
+  type ExceptionMapper,
+  type ReaderInterceptor,
+  type ReaderInterceptorContext,
+  Response,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
@@ -16,28 +29,65 @@ let gate = deferred();
 let entered = deferred();
 function deferred(): { promise: Promise<void>; resolve(): void } {
   let resolve!: () => void;
-  const promise = new Promise<void>((r) => { resolve = r; });
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
   return { promise, resolve };
 }
 
 @Path('/obs')
 class Obs {
-  @GET() ok(): unknown { return { ok: true }; }
-  @GET('async') async later(): Promise<unknown> { return { later: true }; }
-  @GET('gate') async gated(): Promise<unknown> { entered.resolve(); await gate.promise; return { gated: true }; }
-  @GET('fail') fail(): never { throw new Error('kaput'); }
-  @GET('async-fail') async asyncFail(): Promise<never> { await Promise.resolve(); throw new Error('later kaput'); }
-  @GET('boom') boom(): never { throw new Boom('mapped'); }
-  @POST() echo(body: { n: number }): unknown { return { n: body.n }; }
+  @GET() ok(): unknown {
+    return { ok: true };
+  }
+  @GET('async') async later(): Promise<unknown> {
+    return { later: true };
+  }
+  @GET('gate') async gated(): Promise<unknown> {
+    entered.resolve();
+    await gate.promise;
+    return { gated: true };
+  }
+  @GET('fail') fail(): never {
+    throw new Error('kaput');
+  }
+  @GET('async-fail') async asyncFail(): Promise<never> {
+    await Promise.resolve();
+    throw new Error('later kaput');
+  }
+  @GET('boom') boom(): never {
+    throw new Boom('mapped');
+  }
+  @POST() echo(body: { n: number }): unknown {
+    return { n: body.n };
+  }
 }
 
-@PreMatching() class PreF implements ContainerRequestFilter { filterRequest(): void {} }
-class ReqF implements ContainerRequestFilter { filterRequest(): void {} }
-class RespF implements ContainerResponseFilter { filterResponse(): void {} }
-class ReadI implements ReaderInterceptor { aroundReadFrom(ctx: ReaderInterceptorContext): unknown { return ctx.proceed(); } }
-class WriteI implements WriterInterceptor { aroundWriteTo(ctx: WriterInterceptorContext): Promise<void> { return ctx.proceed(); } }
-@MapsError(Boom) class BoomMapper implements ExceptionMapper<Boom> {
-  toResponse(e: Boom): Response { return Response.status(409).entity({ msg: e.message }).build(); }
+@PreMatching()
+class PreF implements ContainerRequestFilter {
+  filterRequest(): void {}
+}
+class ReqF implements ContainerRequestFilter {
+  filterRequest(): void {}
+}
+class RespF implements ContainerResponseFilter {
+  filterResponse(): void {}
+}
+class ReadI implements ReaderInterceptor {
+  aroundReadFrom(ctx: ReaderInterceptorContext): unknown {
+    return ctx.proceed();
+  }
+}
+class WriteI implements WriterInterceptor {
+  aroundWriteTo(ctx: WriterInterceptorContext): Promise<void> {
+    return ctx.proceed();
+  }
+}
+@MapsError(Boom)
+class BoomMapper implements ExceptionMapper<Boom> {
+  toResponse(e: Boom): Response {
+    return Response.status(409).entity({ msg: e.message }).build();
+  }
 }
 
 type Event = { channel: keyof typeof CHANNEL_NAMES; message: Record<string, unknown> };
@@ -46,14 +96,18 @@ type Event = { channel: keyof typeof CHANNEL_NAMES; message: Record<string, unkn
 function recorder(): { events(path: string): Event[]; all: Event[]; unsubscribe(): void } {
   const all: Event[] = [];
   const handlers = Object.entries(CHANNEL_NAMES).map(([channel, name]) => {
-    const fn = (message: unknown): void => { all.push({ channel: channel as Event['channel'], message: message as Record<string, unknown> }); };
+    const fn = (message: unknown): void => {
+      all.push({ channel: channel as Event['channel'], message: message as Record<string, unknown> });
+    };
     diagnostics_channel.subscribe(name, fn);
     return [name, fn] as const;
   });
   return {
     all,
     events: (path) => all.filter((e) => (e.message.request as ContainerRequestContext).path === path),
-    unsubscribe: () => { for (const [name, fn] of handlers) diagnostics_channel.unsubscribe(name, fn); },
+    unsubscribe: () => {
+      for (const [name, fn] of handlers) diagnostics_channel.unsubscribe(name, fn);
+    },
   };
 }
 
@@ -64,9 +118,14 @@ describe.each(TRANSPORTS)('diagnostics_channel events (%s)', (transport) => {
   let send: Send;
   let stop: () => Promise<void>;
   let rec: ReturnType<typeof recorder>;
-  beforeAll(async () => ({ send, stop } = await start(new Application({ resources: [Obs], providers: [BoomMapper], logger: () => undefined }), transport)));
+  beforeAll(
+    async () =>
+      ({ send, stop } = await start(new Application({ resources: [Obs], providers: [BoomMapper], logger: () => undefined }), transport)),
+  );
   afterAll(() => stop());
-  beforeEach(() => { rec = recorder(); });
+  beforeEach(() => {
+    rec = recorder();
+  });
   afterEach(() => rec.unsubscribe());
 
   it('a normal request: start, matched, filtered, method start/end, finish with status and duration', async () => {
@@ -169,12 +228,13 @@ describe.each(TRANSPORTS)('diagnostics_channel events (%s)', (transport) => {
   });
 });
 
-const tracedApp = (tracing: boolean): Application => new Application({
-  resources: [Obs],
-  providers: [PreF, ReqF, RespF, ReadI, WriteI, BoomMapper],
-  tracing,
-  logger: () => undefined,
-});
+const tracedApp = (tracing: boolean): Application =>
+  new Application({
+    resources: [Obs],
+    providers: [PreF, ReqF, RespF, ReadI, WriteI, BoomMapper],
+    tracing,
+    logger: () => undefined,
+  });
 
 describe.each(TRANSPORTS)('tracing (%s)', (transport) => {
   let send: Send;
@@ -185,21 +245,38 @@ describe.each(TRANSPORTS)('tracing (%s)', (transport) => {
   it('lists request filters, reader interceptors, reader, method, response filters, writer interceptors, writer in order', async () => {
     const r = await send({ method: 'POST', url: '/obs', body: { n: 7 } });
     expect(r.json()).toEqual({ n: 7 });
-    expect(r.headers['x-pipeline-trace']).toBe([
-      'request-filter:PreF', 'request-filter:ReqF', 'reader-interceptor:ReadI', 'reader:JsonReader', 'method:Obs.echo',
-      'response-filter:RespF', 'writer-interceptor:WriteI', 'writer:JsonWriter',
-    ].join(', '));
+    expect(r.headers['x-pipeline-trace']).toBe(
+      [
+        'request-filter:PreF',
+        'request-filter:ReqF',
+        'reader-interceptor:ReadI',
+        'reader:JsonReader',
+        'method:Obs.echo',
+        'response-filter:RespF',
+        'writer-interceptor:WriteI',
+        'writer:JsonWriter',
+      ].join(', '),
+    );
   });
 
   it('names the mapper where it ran: after the method, before the response chains', async () => {
     const r = await send('/obs/boom');
     expect(r.status).toBe(409);
-    expect(r.headers['x-pipeline-trace']).toBe([
-      'request-filter:PreF', 'request-filter:ReqF', 'method:Obs.boom', 'mapper:BoomMapper',
-      'response-filter:RespF', 'writer-interceptor:WriteI', 'writer:JsonWriter',
-    ].join(', '));
+    expect(r.headers['x-pipeline-trace']).toBe(
+      [
+        'request-filter:PreF',
+        'request-filter:ReqF',
+        'method:Obs.boom',
+        'mapper:BoomMapper',
+        'response-filter:RespF',
+        'writer-interceptor:WriteI',
+        'writer:JsonWriter',
+      ].join(', '),
+    );
     const nf = await send('/nowhere');
-    expect(nf.headers['x-pipeline-trace']).toBe('request-filter:PreF, mapper:default, response-filter:RespF, writer-interceptor:WriteI, writer:JsonWriter');
+    expect(nf.headers['x-pipeline-trace']).toBe(
+      'request-filter:PreF, mapper:default, response-filter:RespF, writer-interceptor:WriteI, writer:JsonWriter',
+    );
   });
 
   it('the finish event carries the same trace', async () => {

@@ -6,9 +6,24 @@ import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import {
-  Application, BadRequestError, ContainerRequestContext, GET, MapsError, NameBinding, Path, Provider, RequestScoped,
-  Response, Singleton, type ContainerResponseContext, type ContainerResponseFilter, type ExceptionMapper,
-  type MediaType, type MessageBodyWriter, type TypeToken, type WebApplicationError,
+  Application,
+  BadRequestError,
+  ContainerRequestContext,
+  GET,
+  MapsError,
+  NameBinding,
+  Path,
+  Provider,
+  RequestScoped,
+  Response,
+  Singleton,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type ExceptionMapper,
+  type MediaType,
+  type MessageBodyWriter,
+  type TypeToken,
+  type WebApplicationError,
 } from '../../src/index.js';
 
 const Audited = NameBinding('Audited');
@@ -16,44 +31,90 @@ class Oops extends Error {}
 
 @Path('/opts')
 class Opts {
-  @GET() get(): unknown { return { ok: true }; }
-  @GET('fail') fail(): never { throw new Error('db password is hunter2'); }
-  @GET('bad') bad(): never { throw new BadRequestError('nope'); }
-  @GET('oops') oops(): never { throw new Oops('x'); }
-  @GET('audited') @Audited() audited(): unknown { return { audited: true }; }
+  @GET() get(): unknown {
+    return { ok: true };
+  }
+  @GET('fail') fail(): never {
+    throw new Error('db password is hunter2');
+  }
+  @GET('bad') bad(): never {
+    throw new BadRequestError('nope');
+  }
+  @GET('oops') oops(): never {
+    throw new Oops('x');
+  }
+  @GET('audited') @Audited() audited(): unknown {
+    return { audited: true };
+  }
 }
 
 let created = 0;
-@Path('/default-scope') class DefaultScope { readonly id = ++created; @GET() get(): unknown { return { id: this.id }; } }
-@RequestScoped() @Path('/per-request') class PerRequest { readonly id = ++created; @GET() get(): unknown { return { id: this.id }; } }
-@Singleton() @Path('/shared') class Shared { readonly id = ++created; @GET() get(): unknown { return { id: this.id }; } }
+@Path('/default-scope')
+class DefaultScope {
+  readonly id = ++created;
+  @GET() get(): unknown {
+    return { id: this.id };
+  }
+}
+@RequestScoped()
+@Path('/per-request')
+class PerRequest {
+  readonly id = ++created;
+  @GET() get(): unknown {
+    return { id: this.id };
+  }
+}
+@Singleton()
+@Path('/shared')
+class Shared {
+  readonly id = ++created;
+  @GET() get(): unknown {
+    return { id: this.id };
+  }
+}
 
 @Provider()
 class Discovered implements ContainerResponseFilter {
-  filterResponse(_req: ContainerRequestContext, res: ContainerResponseContext): void { res.addHeader('x-discovered', '1'); }
+  filterResponse(_req: ContainerRequestContext, res: ContainerResponseContext): void {
+    res.addHeader('x-discovered', '1');
+  }
 }
 @Audited()
 class AuditFilter implements ContainerResponseFilter {
-  filterResponse(_req: ContainerRequestContext, res: ContainerResponseContext): void { res.setHeader('x-audited', '1'); }
+  filterResponse(_req: ContainerRequestContext, res: ContainerResponseContext): void {
+    res.setHeader('x-audited', '1');
+  }
 }
 class NakedMapper implements ExceptionMapper<Error> {
-  toResponse(e: Error): Response { return Response.status(418).entity({ naked: e.constructor.name }).build(); }
+  toResponse(e: Error): Response {
+    return Response.status(418).entity({ naked: e.constructor.name }).build();
+  }
 }
 @MapsError(BadRequestError)
 class DecoratedMapper implements ExceptionMapper<Error> {
-  toResponse(): Response { return Response.status(400).entity({ decorated: true }).build(); }
+  toResponse(): Response {
+    return Response.status(400).entity({ decorated: true }).build();
+  }
 }
 /** A user writer for any object as JSON (what `builtinProviders: false` leaves to the user). */
 class ObjectWriter implements MessageBodyWriter {
   readonly produces = ['application/json'];
-  isWriteable(_type: TypeToken, mt: MediaType): boolean { return mt.essence === 'application/json'; }
-  writeTo(entity: unknown): string { return JSON.stringify({ custom: entity }); }
+  isWriteable(_type: TypeToken, mt: MediaType): boolean {
+    return mt.essence === 'application/json';
+  }
+  writeTo(entity: unknown): string {
+    return JSON.stringify({ custom: entity });
+  }
 }
 /** Writes strings only; objects have no writer at all. */
 class StringWriter implements MessageBodyWriter {
   readonly produces = ['text/plain'];
-  isWriteable(type: TypeToken, mt: MediaType): boolean { return type === String && mt.type === 'text'; }
-  writeTo(entity: unknown): string { return String(entity); }
+  isWriteable(type: TypeToken, mt: MediaType): boolean {
+    return type === String && mt.type === 'text';
+  }
+  writeTo(entity: unknown): string {
+    return String(entity);
+  }
 }
 
 const quiet = (): void => undefined;
@@ -69,7 +130,10 @@ describe('builtinProviders: false', () => {
 
   it('no writer for the entity type at all is 500 PIPE_NO_WRITER whatever the Accept, never 406', async () => {
     const app = new Application({
-      resources: [Opts], providers: [StringWriter], builtinProviders: false, logger: quiet,
+      resources: [Opts],
+      providers: [StringWriter],
+      builtinProviders: false,
+      logger: quiet,
       errorBody: (e) => `${e.status} ${e.code}`,
     });
     for (const accept of ['*/*', 'application/json', 'text/plain']) {
@@ -123,7 +187,8 @@ describe('resource lifecycle', () => {
 describe('errorBody and logger', () => {
   it('a custom errorBody shapes every mapped HTTP error and sees the request', async () => {
     const app = new Application({
-      resources: [Opts], logger: quiet,
+      resources: [Opts],
+      logger: quiet,
       errorBody: (e, req) => ({ problem: e.code, status: e.status, at: req.path }),
     });
     expect((await app.inject('/none')).json()).toEqual({ problem: 'PIPE_NO_MATCH', status: 404, at: '/none' });
@@ -145,7 +210,8 @@ describe('errorBody and logger', () => {
 });
 
 describe('bindings (application-level binding decorators, jersey#1967)', () => {
-  @Audited() class AuditedApp extends Application {}
+  @Audited()
+  class AuditedApp extends Application {}
 
   it('without them a bound provider applies only where the binding is present', async () => {
     const app = new Application({ resources: [Opts], providers: [AuditFilter] });
@@ -154,7 +220,10 @@ describe('bindings (application-level binding decorators, jersey#1967)', () => {
   });
 
   it('bindings: [Audited] (or the decorator on an Application subclass) makes it global, 404s included', async () => {
-    for (const app of [new Application({ resources: [Opts], providers: [AuditFilter], bindings: [Audited] }), new AuditedApp({ resources: [Opts], providers: [AuditFilter] })]) {
+    for (const app of [
+      new Application({ resources: [Opts], providers: [AuditFilter], bindings: [Audited] }),
+      new AuditedApp({ resources: [Opts], providers: [AuditFilter] }),
+    ]) {
       expect((await app.inject('/opts')).headers['x-audited']).toBe('1');
       expect((await app.inject('/none')).headers['x-audited']).toBe('1');
     }
@@ -188,8 +257,12 @@ describe('registration', () => {
   it('app.routes lists every resource method', () => {
     const app = new Application({ resources: [Opts, Shared] });
     expect(app.routes).toEqual([
-      'GET /opts -> Opts.get', 'GET /opts/fail -> Opts.fail', 'GET /opts/bad -> Opts.bad', 'GET /opts/oops -> Opts.oops',
-      'GET /opts/audited -> Opts.audited', 'GET /shared -> Shared.get',
+      'GET /opts -> Opts.get',
+      'GET /opts/fail -> Opts.fail',
+      'GET /opts/bad -> Opts.bad',
+      'GET /opts/oops -> Opts.oops',
+      'GET /opts/audited -> Opts.audited',
+      'GET /shared -> Shared.get',
     ]);
   });
 });

@@ -1,9 +1,24 @@
 // PIPELINE-RULES §1 and §3: the order of stages and providers, priorities, ties, binding, DynamicFeature.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, ContainerRequestContext, GET, NameBinding, Path, POST, PreMatching, Priority, Priorities, ResourceInfo,
-  type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter, type DynamicFeature,
-  type FeatureContext, type ReaderInterceptor, type ReaderInterceptorContext, type WriterInterceptor,
+  Application,
+  ContainerRequestContext,
+  GET,
+  NameBinding,
+  Path,
+  POST,
+  PreMatching,
+  Priority,
+  Priorities,
+  ResourceInfo,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type DynamicFeature,
+  type FeatureContext,
+  type ReaderInterceptor,
+  type ReaderInterceptorContext,
+  type WriterInterceptor,
   type WriterInterceptorContext,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
@@ -21,7 +36,9 @@ const RolesAllowed = NameBinding<string[]>('RolesAllowed');
 
 function reqFilter(name: string): new () => ContainerRequestFilter {
   return class implements ContainerRequestFilter {
-    filterRequest(ctx: ContainerRequestContext): void { push(ctx, name); }
+    filterRequest(ctx: ContainerRequestContext): void {
+      push(ctx, name);
+    }
   };
 }
 function respFilter(name: string): new () => ContainerResponseFilter {
@@ -33,27 +50,43 @@ function respFilter(name: string): new () => ContainerResponseFilter {
   };
 }
 
-@Priority(Number.MAX_SAFE_INTEGER) class Max extends reqFilter('max') {}
-@Priority(-Number.MAX_SAFE_INTEGER) class Min extends reqFilter('min') {}
-@Priority(Priorities.AUTHENTICATION) class Authn extends reqFilter('authn') {}
-@Priority(Priorities.AUTHORIZATION) class Authz extends reqFilter('authz') {}
+@Priority(Number.MAX_SAFE_INTEGER)
+class Max extends reqFilter('max') {}
+@Priority(-Number.MAX_SAFE_INTEGER)
+class Min extends reqFilter('min') {}
+@Priority(Priorities.AUTHENTICATION)
+class Authn extends reqFilter('authn') {}
+@Priority(Priorities.AUTHORIZATION)
+class Authz extends reqFilter('authz') {}
 class UserA extends reqFilter('userA') {}
 class UserB extends reqFilter('userB') {}
-@Logged() class BoundTie extends reqFilter('bound-tie') {}
-@Logged() @Audited() class BothBound extends reqFilter('both') {}
-@AppWide() class AppBound extends reqFilter('app-bound') {}
-@PreMatching() @Logged() @Priority(1) class PreBound extends reqFilter('pre-ignores-binding') {}
-@Priority(Priorities.AUTHENTICATION) class Overridden extends reqFilter('overridden') {}
+@Logged()
+class BoundTie extends reqFilter('bound-tie') {}
+@Logged()
+@Audited()
+class BothBound extends reqFilter('both') {}
+@AppWide()
+class AppBound extends reqFilter('app-bound') {}
+@PreMatching()
+@Logged()
+@Priority(1)
+class PreBound extends reqFilter('pre-ignores-binding') {}
+@Priority(Priorities.AUTHENTICATION)
+class Overridden extends reqFilter('overridden') {}
 class ReadsRoles implements ContainerRequestFilter {
   filterRequest(ctx: ContainerRequestContext): void {
     push(ctx, `roles=${(ctx.resourceInfo?.getBinding(RolesAllowed) ?? []).join('|')}`);
   }
 }
-@RolesAllowed() class RoleBound extends ReadsRoles {}
+@RolesAllowed()
+class RoleBound extends ReadsRoles {}
 
-@Priority(Number.MAX_SAFE_INTEGER) class RespMax extends respFilter('resp-max') {}
-@Priority(Priorities.HEADER_DECORATOR) class RespHeader extends respFilter('resp-header') {}
-@Priority(-Number.MAX_SAFE_INTEGER) class RespMin extends respFilter('resp-min') {}
+@Priority(Number.MAX_SAFE_INTEGER)
+class RespMax extends respFilter('resp-max') {}
+@Priority(Priorities.HEADER_DECORATOR)
+class RespHeader extends respFilter('resp-header') {}
+@Priority(-Number.MAX_SAFE_INTEGER)
+class RespMin extends respFilter('resp-min') {}
 
 class DynamicOnPost implements DynamicFeature {
   configure(info: ResourceInfo, ctx: FeatureContext): void {
@@ -98,7 +131,9 @@ class OrderResource {
     return { ok: true };
   }
 
-  @POST() @Audited() @RolesAllowed('ADMIN', 'OPS')
+  @POST()
+  @Audited()
+  @RolesAllowed('ADMIN', 'OPS')
   post(body: { x: number }, @ContextReq() ctx: ContainerRequestContext): unknown {
     push(ctx, `method:${body.x}`);
     return { ok: true };
@@ -107,16 +142,39 @@ class OrderResource {
 
 @Path('/plain')
 class Plain {
-  @GET() get(): string { return 'plain'; }
+  @GET() get(): string {
+    return 'plain';
+  }
 }
 
 import { Context as ContextReq } from '../../src/index.js';
 
-const build = (): Application => new Application({
-  resources: [OrderResource, Plain],
-  providers: [Max, Min, Authz, Authn, UserA, UserB, BoundTie, BothBound, AppBound, PreBound, RoleBound, RespMax, RespHeader, RespMin, DynamicOnPost, ReadB, ReadA, WriteB, WriteA],
-  bindings: [AppWide],
-}).register(Overridden, { priority: 3500 });
+const build = (): Application =>
+  new Application({
+    resources: [OrderResource, Plain],
+    providers: [
+      Max,
+      Min,
+      Authz,
+      Authn,
+      UserA,
+      UserB,
+      BoundTie,
+      BothBound,
+      AppBound,
+      PreBound,
+      RoleBound,
+      RespMax,
+      RespHeader,
+      RespMin,
+      DynamicOnPost,
+      ReadB,
+      ReadA,
+      WriteB,
+      WriteA,
+    ],
+    bindings: [AppWide],
+  }).register(Overridden, { priority: 3500 });
 
 describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
   let send: Send;
@@ -129,11 +187,21 @@ describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
     expect(r.status).toBe(200);
     expect(String(r.headers['x-final-order']).split(',')).toEqual([
       'pre-ignores-binding',
-      'min', 'authn', 'authz', 'overridden',
-      'userA', 'userB', 'app-bound', 'bound-tie',
-      'max', 'method',
-      'resp-max', 'resp-header', 'resp-min',
-      'write-4000', 'write-5000',
+      'min',
+      'authn',
+      'authz',
+      'overridden',
+      'userA',
+      'userB',
+      'app-bound',
+      'bound-tie',
+      'max',
+      'method',
+      'resp-max',
+      'resp-header',
+      'resp-min',
+      'write-4000',
+      'write-5000',
     ]);
   });
 
@@ -142,10 +210,26 @@ describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
     expect(r.status).toBe(200);
     expect(String(r.headers['x-final-order']).split(',')).toEqual([
       'pre-ignores-binding',
-      'min', 'authn', 'authz', 'overridden',
-      'userA', 'userB', 'app-bound', 'bound-tie', 'both', 'roles=ADMIN|OPS', 'dynamic:post',
-      'max', 'read-4000', 'read-5000', 'method:7',
-      'resp-max', 'resp-header', 'resp-min', 'write-4000', 'write-5000',
+      'min',
+      'authn',
+      'authz',
+      'overridden',
+      'userA',
+      'userB',
+      'app-bound',
+      'bound-tie',
+      'both',
+      'roles=ADMIN|OPS',
+      'dynamic:post',
+      'max',
+      'read-4000',
+      'read-5000',
+      'method:7',
+      'resp-max',
+      'resp-header',
+      'resp-min',
+      'write-4000',
+      'write-5000',
     ]);
   });
 
@@ -153,8 +237,20 @@ describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
     const r = await send('/plain');
     expect(r.text).toBe('plain');
     expect(String(r.headers['x-final-order']).split(',')).toEqual([
-      'pre-ignores-binding', 'min', 'authn', 'authz', 'overridden', 'userA', 'userB', 'app-bound', 'max',
-      'resp-max', 'resp-header', 'resp-min', 'write-4000', 'write-5000',
+      'pre-ignores-binding',
+      'min',
+      'authn',
+      'authz',
+      'overridden',
+      'userA',
+      'userB',
+      'app-bound',
+      'max',
+      'resp-max',
+      'resp-header',
+      'resp-min',
+      'write-4000',
+      'write-5000',
     ]);
   });
 });

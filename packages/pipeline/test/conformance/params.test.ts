@@ -3,9 +3,31 @@
 // (README "Decisions" 3), @Context injection, one entity parameter at most.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, Context, ContainerRequestContext, CookieParam, DefaultValue, DELETE, FormParam, GET, HeaderParam, HttpHeaders,
-  NotFoundError, Path, PathParam, POST, Priority, Priorities, QueryParam, ResourceInfo, SecurityContext, UriInfo,
-  type ContainerRequestFilter, type ParamConverter, type ParamConverterProvider, type ParamInfo, type TypeToken,
+  Application,
+  Context,
+  ContainerRequestContext,
+  CookieParam,
+  DefaultValue,
+  DELETE,
+  FormParam,
+  GET,
+  HeaderParam,
+  HttpHeaders,
+  NotFoundError,
+  Path,
+  PathParam,
+  POST,
+  Priority,
+  Priorities,
+  QueryParam,
+  ResourceInfo,
+  SecurityContext,
+  UriInfo,
+  type ContainerRequestFilter,
+  type ParamConverter,
+  type ParamConverterProvider,
+  type ParamInfo,
+  type TypeToken,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
@@ -14,7 +36,10 @@ const show = (v: unknown): unknown => (v === undefined ? '<undefined>' : v);
 
 /** A value class converted by its own static `fromString` (the JAX-RS `valueOf`/`fromString` rule). */
 class Money {
-  private constructor(readonly cents: number, readonly currency: string) {}
+  private constructor(
+    readonly cents: number,
+    readonly currency: string,
+  ) {}
   static fromString(raw: string): Money {
     const m = /^(\d+)\.(\d{2}) ([A-Z]{3})$/.exec(raw);
     if (m === null) throw new Error('expected "12.34 EUR"');
@@ -72,11 +97,16 @@ class ParamsResource {
 
   @GET('types')
   types(
-    @QueryParam('s') s: string, @QueryParam('n') n: number, @QueryParam('b') b: boolean,
-    @QueryParam('big') big: bigint, @QueryParam('d') d: Date,
+    @QueryParam('s') s: string,
+    @QueryParam('n') n: number,
+    @QueryParam('b') b: boolean,
+    @QueryParam('big') big: bigint,
+    @QueryParam('d') d: Date,
   ): unknown {
     return {
-      s: show(s), n: show(n), b: show(b),
+      s: show(s),
+      n: show(n),
+      b: show(b),
       big: typeof big === 'bigint' ? `bigint:${big.toString()}` : `${typeof big}:${String(big)}`,
       d: d instanceof Date ? d.toISOString() : `${typeof d}:${String(d)}`,
     };
@@ -111,20 +141,29 @@ class ParamsResource {
 
   @GET('missing')
   missing(
-    @QueryParam('q') q: string, @QueryParam('n') n: number, @HeaderParam('X-None') h: string,
-    @CookieParam('none') c: string, @QueryParam('d') d: Date,
+    @QueryParam('q') q: string,
+    @QueryParam('n') n: number,
+    @HeaderParam('X-None') h: string,
+    @CookieParam('none') c: string,
+    @QueryParam('d') d: Date,
   ): unknown {
     return { q: show(q), n: show(n), h: show(h), c: show(c), d: show(d) };
   }
 
   @GET('converted')
   converted(@QueryParam('hex') hex: number, @QueryParam('price') price: Money, @QueryParam('tenant') tenant: string): unknown {
-    return { hex: show(hex), money: price === undefined ? '<undefined>' : { isMoney: price instanceof Money, cents: price.cents, currency: price.currency }, tenant: show(tenant) };
+    return {
+      hex: show(hex),
+      money: price === undefined ? '<undefined>' : { isMoney: price instanceof Money, cents: price.cents, currency: price.currency },
+      tenant: show(tenant),
+    };
   }
 
   @POST('form')
   form(
-    @FormParam('name') name: string, @FormParam('age') age: number, @FormParam('tag') tags: string[],
+    @FormParam('name') name: string,
+    @FormParam('age') age: number,
+    @FormParam('tag') tags: string[],
     @FormParam('missing') @DefaultValue('dflt') missing: string,
   ): unknown {
     return { name: show(name), age: show(age), tags, missing };
@@ -132,17 +171,33 @@ class ParamsResource {
 
   @GET('ctx/{id}')
   ctx(
-    @Context() req: ContainerRequestContext, @Context() uri: UriInfo, @Context() headers: HttpHeaders,
-    @Context() sc: SecurityContext, @Context() info: ResourceInfo,
+    @Context() req: ContainerRequestContext,
+    @Context() uri: UriInfo,
+    @Context() headers: HttpHeaders,
+    @Context() sc: SecurityContext,
+    @Context() info: ResourceInfo,
   ): unknown {
     return {
-      isRequestContext: req instanceof ContainerRequestContext, method: req.method, reqHeader: req.getHeader('x-trace'),
-      isUriInfo: uri instanceof UriInfo, uriPath: uri.path, template: uri.matchedTemplate,
-      pathParams: { ...uri.pathParameters }, pathParam: req.pathParam('id'), noParam: show(req.pathParam('nope')), q: uri.queryParameters.get('q'),
-      isHttpHeaders: headers instanceof HttpHeaders, header: headers.get('X-Trace'),
-      isSecurityContext: sc instanceof SecurityContext, authenticated: sc.authenticated, principal: show(sc.principal?.name),
-      isResourceInfo: info instanceof ResourceInfo, resource: info.resourceClass.name, methodName: info.methodName,
-      httpMethod: info.httpMethod, infoPath: info.path,
+      isRequestContext: req instanceof ContainerRequestContext,
+      method: req.method,
+      reqHeader: req.getHeader('x-trace'),
+      isUriInfo: uri instanceof UriInfo,
+      uriPath: uri.path,
+      template: uri.matchedTemplate,
+      pathParams: { ...uri.pathParameters },
+      pathParam: req.pathParam('id'),
+      noParam: show(req.pathParam('nope')),
+      q: uri.queryParameters.get('q'),
+      isHttpHeaders: headers instanceof HttpHeaders,
+      header: headers.get('X-Trace'),
+      isSecurityContext: sc instanceof SecurityContext,
+      authenticated: sc.authenticated,
+      principal: show(sc.principal?.name),
+      isResourceInfo: info instanceof ResourceInfo,
+      resource: info.resourceClass.name,
+      methodName: info.methodName,
+      httpMethod: info.httpMethod,
+      infoPath: info.path,
     };
   }
 }
@@ -150,34 +205,47 @@ class ParamsResource {
 @Path('/bad-default')
 class BadDefaultResource {
   @GET()
-  get(@QueryParam('limit') @DefaultValue('ten') limit: number): unknown { return { limit }; }
+  get(@QueryParam('limit') @DefaultValue('ten') limit: number): unknown {
+    return { limit };
+  }
 }
 
 @Path('/bad-array-default')
 class BadArrayDefaultResource {
   @GET()
-  get(@QueryParam('ids', { elementType: Number }) @DefaultValue('x') ids: number[]): unknown { return { ids }; }
+  get(@QueryParam('ids', { elementType: Number }) @DefaultValue('x') ids: number[]): unknown {
+    return { ids };
+  }
 }
 
-class A { a!: number; }
-class B { b!: number; }
+class A {
+  a!: number;
+}
+class B {
+  b!: number;
+}
 @Path('/two')
 class TwoEntitiesResource {
   @POST()
-  post(a: A, b: B): unknown { return { a, b }; }
+  post(a: A, b: B): unknown {
+    return { a, b };
+  }
 }
 
 @Path('/unconvertible')
 class UnconvertibleResource {
   @GET()
-  get(@QueryParam('x') x: A): unknown { return { x }; }
+  get(@QueryParam('x') x: A): unknown {
+    return { x };
+  }
 }
 
-const app = (): Application => new Application({
-  resources: [ParamsResource],
-  providers: [UserFilter, HexConverterProvider, TenantConverterProvider],
-  logger: () => undefined,
-});
+const app = (): Application =>
+  new Application({
+    resources: [ParamsResource],
+    providers: [UserFilter, HexConverterProvider, TenantConverterProvider],
+    logger: () => undefined,
+  });
 
 describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
   let send: Send;
@@ -238,9 +306,20 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
   });
 
   it('missing values without a default are undefined', async () => {
-    expect((await send('/p/missing')).json()).toEqual({ q: '<undefined>', n: '<undefined>', h: '<undefined>', c: '<undefined>', d: '<undefined>' });
-    expect((await send({ url: '/p/missing?other=1', headers: { cookie: 'other=1' } })).json())
-      .toEqual({ q: '<undefined>', n: '<undefined>', h: '<undefined>', c: '<undefined>', d: '<undefined>' });
+    expect((await send('/p/missing')).json()).toEqual({
+      q: '<undefined>',
+      n: '<undefined>',
+      h: '<undefined>',
+      c: '<undefined>',
+      d: '<undefined>',
+    });
+    expect((await send({ url: '/p/missing?other=1', headers: { cookie: 'other=1' } })).json()).toEqual({
+      q: '<undefined>',
+      n: '<undefined>',
+      h: '<undefined>',
+      c: '<undefined>',
+      d: '<undefined>',
+    });
   });
 
   it('equivalent templates with different variable names: every method gets its own names', async () => {
@@ -251,8 +330,16 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
   });
 
   it.each([
-    ['0', 0], ['007', 7], ['123456789012345', 123456789012345], ['1234567890123456', 1234567890123456],
-    ['9007199254740993', 9007199254740992], ['-3', -3], ['+4', 4], ['1.50', 1.5], ['1e3', 1000], ['.5', 0.5],
+    ['0', 0],
+    ['007', 7],
+    ['123456789012345', 123456789012345],
+    ['1234567890123456', 1234567890123456],
+    ['9007199254740993', 9007199254740992],
+    ['-3', -3],
+    ['+4', 4],
+    ['1.50', 1.5],
+    ['1e3', 1000],
+    ['.5', 0.5],
   ])('number conversion: %s is %d (digits take a fast path, the rest the decimal grammar)', async (raw, value) => {
     const r = await send(`/p/types?n=${encodeURIComponent(raw)}`);
     expect(r.status).toBe(200);
@@ -332,11 +419,26 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
     const anon = await send({ url: '/p/ctx/7?q=search', headers: { 'x-trace': 't-1' } });
     expect(anon.status).toBe(200);
     expect(anon.json()).toEqual({
-      isRequestContext: true, method: 'GET', reqHeader: 't-1',
-      isUriInfo: true, uriPath: '/p/ctx/7', template: '/p/ctx/{id}', pathParams: { id: '7' }, pathParam: '7', noParam: '<undefined>', q: 'search',
-      isHttpHeaders: true, header: 't-1',
-      isSecurityContext: true, authenticated: false, principal: '<undefined>',
-      isResourceInfo: true, resource: 'ParamsResource', methodName: 'ctx', httpMethod: 'GET', infoPath: '/p/ctx/{id}',
+      isRequestContext: true,
+      method: 'GET',
+      reqHeader: 't-1',
+      isUriInfo: true,
+      uriPath: '/p/ctx/7',
+      template: '/p/ctx/{id}',
+      pathParams: { id: '7' },
+      pathParam: '7',
+      noParam: '<undefined>',
+      q: 'search',
+      isHttpHeaders: true,
+      header: 't-1',
+      isSecurityContext: true,
+      authenticated: false,
+      principal: '<undefined>',
+      isResourceInfo: true,
+      resource: 'ParamsResource',
+      methodName: 'ctx',
+      httpMethod: 'GET',
+      infoPath: '/p/ctx/{id}',
     });
     const authed = await send({ url: '/p/ctx/8', headers: { 'x-user': 'alice' } });
     expect(authed.json()).toMatchObject({ authenticated: true, principal: 'alice', pathParams: { id: '8' } });
@@ -364,7 +466,9 @@ describe.each(TRANSPORTS)('start-up errors of parameters (%s)', (transport) => {
   });
 
   it('the same bad default builds fine once a ParamConverterProvider accepts it', async () => {
-    const lenient: ParamConverterProvider = { getConverter: (type) => (type === Number ? { fromString: (s: string) => s.length } : undefined) };
+    const lenient: ParamConverterProvider = {
+      getConverter: (type) => (type === Number ? { fromString: (s: string) => s.length } : undefined),
+    };
     const a = new Application({ resources: [BadDefaultResource], providers: [lenient] });
     const { send, stop } = await start(a, transport);
     try {

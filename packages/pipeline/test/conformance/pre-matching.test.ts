@@ -2,7 +2,16 @@
 // post-matching filters may not (JAX-RS 6.4: IllegalStateException → 500).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, Consumes, ContainerRequestContext, GET, HeaderParam, Path, POST, PreMatching, PUT, QueryParam,
+  Application,
+  Consumes,
+  ContainerRequestContext,
+  GET,
+  HeaderParam,
+  Path,
+  POST,
+  PreMatching,
+  PUT,
+  QueryParam,
   type ContainerRequestFilter,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
@@ -36,16 +45,28 @@ class Items {
   @GET() list(@QueryParam('q') q: string | undefined, @HeaderParam('x-api-generation') gen: string | undefined): unknown {
     return { method: 'GET', q: q ?? null, gen: gen ?? null };
   }
-  @PUT() @Consumes('application/json') replace(body: unknown): unknown { return { method: 'PUT', body }; }
-  @POST() @Consumes('application/json') create(): unknown { return { method: 'POST' }; }
+  @PUT() @Consumes('application/json') replace(body: unknown): unknown {
+    return { method: 'PUT', body };
+  }
+  @POST() @Consumes('application/json') create(): unknown {
+    return { method: 'POST' };
+  }
 }
 
 describe.each(TRANSPORTS)('pre-matching rewrites (%s)', (transport) => {
   let send: Send;
   let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(new Application({
-    resources: [Items], providers: [MethodOverride, VersionPrefix, LateRewrite], logger: () => undefined,
-  }), transport)));
+  beforeAll(
+    async () =>
+      ({ send, stop } = await start(
+        new Application({
+          resources: [Items],
+          providers: [MethodOverride, VersionPrefix, LateRewrite],
+          logger: () => undefined,
+        }),
+        transport,
+      )),
+  );
   afterAll(() => stop());
 
   it('a pre-matching filter changes the method before matching (X-HTTP-Method-Override)', async () => {

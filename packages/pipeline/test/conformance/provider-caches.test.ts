@@ -5,9 +5,20 @@
 import type { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  Application, GET, Path, POST, Priority, Produces, WILDCARD,
-  type ContainerRequestContext, type ContainerRequestFilter, type MediaType, type MessageBodyReader,
-  type MessageBodyWriter, type TypeToken, type WriteContext,
+  Application,
+  GET,
+  Path,
+  POST,
+  Priority,
+  Produces,
+  WILDCARD,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type MediaType,
+  type MessageBodyReader,
+  type MessageBodyWriter,
+  type TypeToken,
+  type WriteContext,
 } from '../../src/index.js';
 import type { Exchange } from '../../src/core/exchange.js';
 import { MAX_CACHED_KEY_LENGTH, MAX_CACHED_MEDIA_TYPES } from '../../src/core/provider-cache.js';
@@ -16,8 +27,15 @@ import { start, TRANSPORTS, type Send, type TestRequest, type TestResponse, type
 const WIDGET = 'application/vnd.widget+json';
 const DOC = 'application/vnd.doc';
 
-class Widget { constructor(readonly name: string) {} }
-class Doc { constructor(readonly via: string, readonly text: string) {} }
+class Widget {
+  constructor(readonly name: string) {}
+}
+class Doc {
+  constructor(
+    readonly via: string,
+    readonly text: string,
+  ) {}
+}
 
 /**
  * Writes Widgets; records the route's writer decision (`WritePlan`) each write ran under: the one
@@ -45,7 +63,9 @@ class CountingTextWriter implements MessageBodyWriter {
     this.checks++;
     return type === String && mt.type === 'text';
   }
-  writeTo(entity: unknown): string { return String(entity); }
+  writeTo(entity: unknown): string {
+    return String(entity);
+  }
 }
 
 async function drain(input: Readable): Promise<Buffer> {
@@ -89,12 +109,24 @@ class WildcardFilter implements ContainerRequestFilter {
 
 @Path('/plan')
 class PlanResource {
-  @GET('widget') @Produces(WIDGET) widget(): Widget { return new Widget('w'); }
-  @GET('free') free(): string { return 'hi'; }
-  @GET('two') @Produces('application/json', 'text/plain') two(): string { return 'hi'; }
-  @GET('text') @Produces('text/*') text(): string { return 'hi'; }
-  @GET('wild-filter') wildFilter(): string { return 'hi'; }
-  @POST('doc') doc(body: Doc): unknown { return { via: body.via, text: body.text }; }
+  @GET('widget') @Produces(WIDGET) widget(): Widget {
+    return new Widget('w');
+  }
+  @GET('free') free(): string {
+    return 'hi';
+  }
+  @GET('two') @Produces('application/json', 'text/plain') two(): string {
+    return 'hi';
+  }
+  @GET('text') @Produces('text/*') text(): string {
+    return 'hi';
+  }
+  @GET('wild-filter') wildFilter(): string {
+    return 'hi';
+  }
+  @POST('doc') doc(body: Doc): unknown {
+    return { via: body.via, text: body.text };
+  }
 }
 
 interface Providers {
@@ -116,13 +148,18 @@ function makeApp(withTextWriter = false): { app: Application; p: Providers } {
 const readerChecks = (p: Providers): number => p.latin.checks + p.doc.checks;
 const get = (url: string, accept?: string): TestRequest => ({ url, headers: accept === undefined ? {} : { accept } });
 const post = (contentType: string, body: Buffer | string): TestRequest => ({
-  method: 'POST', url: '/plan/doc', headers: { 'content-type': contentType }, body,
+  method: 'POST',
+  url: '/plan/doc',
+  headers: { 'content-type': contentType },
+  body,
 });
 const decision = (r: TestResponse): [number, unknown, string] => [r.status, r.headers['content-type'], r.text];
 
 describe.each(TRANSPORTS)('provider caches (%s)', (transport: Transport) => {
   const stops: (() => Promise<void>)[] = [];
-  afterEach(async () => { for (const stop of stops.splice(0)) await stop(); });
+  afterEach(async () => {
+    for (const stop of stops.splice(0)) await stop();
+  });
 
   async function open(withTextWriter = false): Promise<{ send: Send; p: Providers }> {
     const { app, p } = makeApp(withTextWriter);
@@ -179,14 +216,26 @@ describe.each(TRANSPORTS)('provider caches (%s)', (transport: Transport) => {
     }
   });
 
-  it('every writer decision of a warm application equals a cold application\'s for the same request', async () => {
+  it("every writer decision of a warm application equals a cold application's for the same request", async () => {
     const { send } = await open();
     const requests = [
-      get('/plan/widget', WIDGET), get('/plan/widget', '*/*'), get('/plan/widget', 'text/html'), get('/plan/widget'),
-      get('/plan/free', 'application/json'), get('/plan/free', 'text/plain'), get('/plan/free', 'image/png'), get('/plan/free'),
-      get('/plan/two', 'text/plain'), get('/plan/two', 'application/json'), get('/plan/two', 'text/plain;q=0.5, application/json'),
-      get('/plan/text', 'text/html; level=1'), get('/plan/text', 'text/plain'), get('/plan/text', 'text/html; level=2'),
-      get('/plan/text', '*/*'), get('/plan/wild-filter', 'application/json'), get('/plan/wild-filter', 'text/plain'),
+      get('/plan/widget', WIDGET),
+      get('/plan/widget', '*/*'),
+      get('/plan/widget', 'text/html'),
+      get('/plan/widget'),
+      get('/plan/free', 'application/json'),
+      get('/plan/free', 'text/plain'),
+      get('/plan/free', 'image/png'),
+      get('/plan/free'),
+      get('/plan/two', 'text/plain'),
+      get('/plan/two', 'application/json'),
+      get('/plan/two', 'text/plain;q=0.5, application/json'),
+      get('/plan/text', 'text/html; level=1'),
+      get('/plan/text', 'text/plain'),
+      get('/plan/text', 'text/html; level=2'),
+      get('/plan/text', '*/*'),
+      get('/plan/wild-filter', 'application/json'),
+      get('/plan/wild-filter', 'text/plain'),
     ];
     // Twice through, so the second round runs against every decision the first one cached.
     for (let round = 0; round < 2; round++) {
@@ -228,7 +277,10 @@ describe.each(TRANSPORTS)('provider caches (%s)', (transport: Transport) => {
       [DOC, Buffer.from('café'), { via: 'utf8', text: 'café' }],
     ];
     for (let round = 0; round < 3; round++) {
-      if (round === 2) { p.latin.checks = 0; p.doc.checks = 0; }
+      if (round === 2) {
+        p.latin.checks = 0;
+        p.doc.checks = 0;
+      }
       for (const [ct, body, want] of cases) {
         const r = await send(post(ct, body));
         expect([ct, r.status, r.json()]).toEqual([ct, 200, want]);

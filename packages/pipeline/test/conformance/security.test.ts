@@ -3,8 +3,22 @@
 // a caller, 403 without the role; the method's annotation replaces the class's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  Application, Context, ContainerRequestContext, DELETE, DenyAll, GET, NotAuthorizedError, Path, PermitAll, POST,
-  Priorities, Priority, RolesAllowed, RolesAllowedFeature, SecurityContext, type ContainerRequestFilter,
+  Application,
+  Context,
+  ContainerRequestContext,
+  DELETE,
+  DenyAll,
+  GET,
+  NotAuthorizedError,
+  Path,
+  PermitAll,
+  POST,
+  Priorities,
+  Priority,
+  RolesAllowed,
+  RolesAllowedFeature,
+  SecurityContext,
+  type ContainerRequestFilter,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
@@ -16,7 +30,11 @@ class BearerAuthFilter implements ContainerRequestFilter {
     if (h === undefined) return;
     const m = /^Bearer ([a-z]+):([A-Z,]*)$/.exec(h);
     if (m === null) throw new NotAuthorizedError('Bearer realm="api", error="invalid_token"', 'Invalid token');
-    ctx.securityContext = SecurityContext.of({ name: m[1]! }, m[2]!.split(',').filter((r) => r !== ''), 'Bearer');
+    ctx.securityContext = SecurityContext.of(
+      { name: m[1]! },
+      m[2]!.split(',').filter((r) => r !== ''),
+      'Bearer',
+    );
   }
 }
 
@@ -28,34 +46,56 @@ const hit = (what: string): unknown => {
 
 @Path('/admin')
 class AdminResource {
-  @GET('report') @RolesAllowed('ADMIN')
+  @GET('report')
+  @RolesAllowed('ADMIN')
   report(@Context() sc: SecurityContext): unknown {
     methodCalls++;
     return { user: sc.principal?.name, scheme: sc.authenticationScheme, admin: sc.isUserInRole('ADMIN') };
   }
 
-  @GET('either') @RolesAllowed('ADMIN', 'OPS') either(): unknown { return hit('either'); }
-  @DELETE('all') @DenyAll() purge(): unknown { return hit('purge'); }
-  @GET('open') open(): unknown { return hit('open'); }
+  @GET('either') @RolesAllowed('ADMIN', 'OPS') either(): unknown {
+    return hit('either');
+  }
+  @DELETE('all') @DenyAll() purge(): unknown {
+    return hit('purge');
+  }
+  @GET('open') open(): unknown {
+    return hit('open');
+  }
 
-  @POST('import') @RolesAllowed('ADMIN')
-  import(body: { rows: number }): unknown { return { rows: body.rows }; }
+  @POST('import')
+  @RolesAllowed('ADMIN')
+  import(body: { rows: number }): unknown {
+    return { rows: body.rows };
+  }
 }
 
 @Path('/staff')
 @RolesAllowed('ADMIN')
 class StaffResource {
-  @GET() list(): unknown { return hit('list'); }
-  @GET('ping') @PermitAll() ping(): unknown { return hit('ping'); }
-  @GET('users') @RolesAllowed('USER') users(): unknown { return hit('users'); }
-  @DELETE() @DenyAll() wipe(): unknown { return hit('wipe'); }
+  @GET() list(): unknown {
+    return hit('list');
+  }
+  @GET('ping') @PermitAll() ping(): unknown {
+    return hit('ping');
+  }
+  @GET('users') @RolesAllowed('USER') users(): unknown {
+    return hit('users');
+  }
+  @DELETE() @DenyAll() wipe(): unknown {
+    return hit('wipe');
+  }
 }
 
 @Path('/vault')
 @DenyAll()
 class VaultResource {
-  @GET() get(): unknown { return hit('vault'); }
-  @GET('lobby') @PermitAll() lobby(): unknown { return hit('lobby'); }
+  @GET() get(): unknown {
+    return hit('vault');
+  }
+  @GET('lobby') @PermitAll() lobby(): unknown {
+    return hit('lobby');
+  }
 }
 
 @RolesAllowed('ADMIN')
@@ -63,17 +103,20 @@ class SecuredBase {}
 
 @Path('/sub')
 class SubResource extends SecuredBase {
-  @GET() get(): unknown { return hit('sub'); }
+  @GET() get(): unknown {
+    return hit('sub');
+  }
 }
 
-const app = (): Application => new Application({
-  resources: [AdminResource, StaffResource, VaultResource, SubResource],
-  providers: [
-    BearerAuthFilter,
-    new RolesAllowedFeature({ challenge: (req) => (req.path.startsWith('/staff') ? 'Basic realm="staff"' : 'Bearer realm="api"') }),
-  ],
-  logger: () => undefined,
-});
+const app = (): Application =>
+  new Application({
+    resources: [AdminResource, StaffResource, VaultResource, SubResource],
+    providers: [
+      BearerAuthFilter,
+      new RolesAllowedFeature({ challenge: (req) => (req.path.startsWith('/staff') ? 'Basic realm="staff"' : 'Bearer realm="api"') }),
+    ],
+    logger: () => undefined,
+  });
 
 const as = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
 const ADMIN = as('alice:ADMIN');

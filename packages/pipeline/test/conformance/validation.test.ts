@@ -2,9 +2,28 @@
 // (interceptors included), before the method; every violation listed with its field path (400).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
-  Application, ContainerRequestContext, Email, Entity, IsInt, Max, Min, NotBlank, NotNull, Path, Pattern, POST, PUT,
-  Priority, Response, Size, Valid, type ContainerRequestFilter, type ContainerResponseContext,
-  type ContainerResponseFilter, type ReaderInterceptor, type ReaderInterceptorContext,
+  Application,
+  ContainerRequestContext,
+  Email,
+  Entity,
+  IsInt,
+  Max,
+  Min,
+  NotBlank,
+  NotNull,
+  Path,
+  Pattern,
+  POST,
+  PUT,
+  Priority,
+  Response,
+  Size,
+  Valid,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type ReaderInterceptor,
+  type ReaderInterceptorContext,
 } from '../../src/index.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
@@ -46,7 +65,9 @@ class LateFilter implements ContainerRequestFilter {
 
 @Priority(1000)
 class EarlyFilter implements ContainerRequestFilter {
-  filterRequest(ctx: ContainerRequestContext): void { trail(ctx, 'filter-1000'); }
+  filterRequest(ctx: ContainerRequestContext): void {
+    trail(ctx, 'filter-1000');
+  }
 }
 
 /** Reader interceptors run before validation, which sees what they return. */
@@ -80,15 +101,23 @@ class OrderResource {
   }
 }
 
-const app = (): Application => new Application({
-  resources: [OrderResource],
-  providers: [LateFilter, EarlyFilter, FillRefInterceptor, TrailHeader],
-  logger: () => undefined,
-});
+const app = (): Application =>
+  new Application({
+    resources: [OrderResource],
+    providers: [LateFilter, EarlyFilter, FillRefInterceptor, TrailHeader],
+    logger: () => undefined,
+  });
 
 const valid = {
-  email: 'ada@example.org', name: 'Ada', age: 36, ref: 'ORD-42',
-  address: { city: 'London', zip: '12345' }, items: [{ sku: 'a', qty: 1 }, { sku: 'b', qty: 2 }],
+  email: 'ada@example.org',
+  name: 'Ada',
+  age: 36,
+  ref: 'ORD-42',
+  address: { city: 'London', zip: '12345' },
+  items: [
+    { sku: 'a', qty: 1 },
+    { sku: 'b', qty: 2 },
+  ],
 };
 
 describe.each(TRANSPORTS)('validation (%s)', (transport) => {
@@ -96,7 +125,9 @@ describe.each(TRANSPORTS)('validation (%s)', (transport) => {
   let stop: () => Promise<void>;
   beforeAll(async () => ({ send, stop } = await start(app(), transport)));
   afterAll(() => stop());
-  beforeEach(() => { methodCalls = 0; });
+  beforeEach(() => {
+    methodCalls = 0;
+  });
 
   const post = (body: unknown, headers: Record<string, string> = {}): ReturnType<Send> =>
     send({ method: 'POST', url: '/orders', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
@@ -111,7 +142,14 @@ describe.each(TRANSPORTS)('validation (%s)', (transport) => {
   });
 
   it('five violations at once, each with its field path', async () => {
-    const r = await post({ ...valid, email: 'nope', name: 'x', age: 200, address: { city: ' ', zip: '12345' }, items: [valid.items[0], { sku: 'c', qty: 0 }] });
+    const r = await post({
+      ...valid,
+      email: 'nope',
+      name: 'x',
+      age: 200,
+      address: { city: ' ', zip: '12345' },
+      items: [valid.items[0], { sku: 'c', qty: 0 }],
+    });
     expect(r.status).toBe(400);
     const body = r.json();
     expect(body).toMatchObject({ status: 400, code: 'PIPE_VALIDATION' });
@@ -128,9 +166,15 @@ describe.each(TRANSPORTS)('validation (%s)', (transport) => {
 
   it('every constraint kind, nested objects and array elements in one answer', async () => {
     const r = await post({
-      email: 'not-an-email', name: ' ', age: 17.5, ref: 'ORD-x',
+      email: 'not-an-email',
+      name: ' ',
+      age: 17.5,
+      ref: 'ORD-x',
       address: { city: '', zip: '123' },
-      items: [{ sku: 'a', qty: 1 }, { sku: '', qty: 0 }],
+      items: [
+        { sku: 'a', qty: 1 },
+        { sku: '', qty: 0 },
+      ],
     });
     expect(r.status).toBe(400);
     expect(fields(r)).toEqual([
@@ -152,7 +196,9 @@ describe.each(TRANSPORTS)('validation (%s)', (transport) => {
       { field: 'email', message: 'must not be null' },
       { field: 'name', message: 'must not be blank' },
     ]);
-    expect(fields(await post({ ...valid, age: '36', address: 'London', items: [valid.items[0], valid.items[0], valid.items[0], 5] }))).toEqual([
+    expect(
+      fields(await post({ ...valid, age: '36', address: 'London', items: [valid.items[0], valid.items[0], valid.items[0], 5] })),
+    ).toEqual([
       { field: 'age', message: 'must be a finite number' },
       { field: 'address', message: 'must be an object' },
       { field: 'items', message: 'size must be between 1 and 3' },

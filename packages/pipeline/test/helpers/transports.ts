@@ -53,7 +53,10 @@ export async function start(app: Application, transport: Transport): Promise<{ s
         headers['content-type'] ??= 'application/json';
       }
       const res = await undiciRequest(`http://127.0.0.1:${port}${req.url}`, {
-        method: (req.method ?? 'GET') as 'GET', headers, body, dispatcher: agent,
+        method: (req.method ?? 'GET') as 'GET',
+        headers,
+        body,
+        dispatcher: agent,
       });
       const buf = Buffer.from(await res.body.arrayBuffer());
       return {

@@ -48,8 +48,20 @@ describe('parseMediaType', () => {
   });
 
   it.each([
-    '', 'json', 'text/', '/plain', 'text /plain', 'text/ plain', 'text/plain;', 'text/plain; charset',
-    'text/plain; =x', 'text/plain; a="unterminated', '*/json', 'text/plain, text/html', 'text/pl@in', 'text/plain;qs=abc',
+    '',
+    'json',
+    'text/',
+    '/plain',
+    'text /plain',
+    'text/ plain',
+    'text/plain;',
+    'text/plain; charset',
+    'text/plain; =x',
+    'text/plain; a="unterminated',
+    '*/json',
+    'text/plain, text/html',
+    'text/pl@in',
+    'text/plain;qs=abc',
   ])('rejects %j', (value) => {
     // 'text/plain;' has an empty parameter, which RFC 9110 allows: accepted below.
     if (value === 'text/plain;') expect(parseMediaType(value)?.essence).toBe('text/plain');
@@ -105,7 +117,12 @@ describe('parseAccept', () => {
   it('sorts by q desc, then specificity desc, then parameter count desc, stable otherwise', () => {
     const r = parseAccept('*/*;q=0.8, text/*, application/xml;q=0.9, text/html;level=1, text/html, application/json');
     expect(r.map((m) => `${mediaTypeString(m)} ${m.q}`)).toEqual([
-      'text/html; level=1 1', 'text/html 1', 'application/json 1', 'text/* 1', 'application/xml 0.9', '*/* 0.8',
+      'text/html; level=1 1',
+      'text/html 1',
+      'application/json 1',
+      'text/* 1',
+      'application/xml 0.9',
+      '*/* 0.8',
     ]);
   });
 
@@ -116,7 +133,10 @@ describe('parseAccept', () => {
 
   it('keeps q=0 entries (they exclude) and ignores accept-ext parameters after q', () => {
     const r = parseAccept('text/plain;q=0, text/html;q=0.5;ext=1');
-    expect(r.map((m) => [m.essence, m.q])).toEqual([['text/html', 0.5], ['text/plain', 0]]);
+    expect(r.map((m) => [m.essence, m.q])).toEqual([
+      ['text/html', 0.5],
+      ['text/plain', 0],
+    ]);
     expect(r[0]?.params).toEqual({});
   });
 
@@ -127,7 +147,10 @@ describe('parseAccept', () => {
 
   it('does not split on commas inside quoted parameter values', () => {
     const r = parseAccept('text/plain; x="a, b", application/json;q=0.5');
-    expect(r.map((m) => [m.essence, m.params])).toEqual([['text/plain', { x: 'a, b' }], ['application/json', {}]]);
+    expect(r.map((m) => [m.essence, m.params])).toEqual([
+      ['text/plain', { x: 'a, b' }],
+      ['application/json', {}],
+    ]);
   });
 
   it('understands the legacy Java default (bare * and q=.2)', () => {

@@ -1,13 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { parseMediaType, type MediaType } from '../../src/index.js';
-import {
-  MAX_CACHED_KEY_LENGTH, MAX_CACHED_MEDIA_TYPES, mediaTypeKey, ProviderCache,
-} from '../../src/core/provider-cache.js';
+import { MAX_CACHED_KEY_LENGTH, MAX_CACHED_MEDIA_TYPES, mediaTypeKey, ProviderCache } from '../../src/core/provider-cache.js';
 
 const mt = (s: string): MediaType => parseMediaType(s)!;
 
 describe('mediaTypeKey', () => {
-  it('keeps every parameter, so a charset-deciding provider is never handed another charset\'s choice', () => {
+  it("keeps every parameter, so a charset-deciding provider is never handed another charset's choice", () => {
     expect(mediaTypeKey(mt('application/json; charset=utf-8'))).toBe('application/json; charset=utf-8');
     expect(mediaTypeKey(mt('application/json; charset=latin1'))).not.toBe(mediaTypeKey(mt('application/json; charset=utf-8')));
     expect(mediaTypeKey(mt('application/json'))).not.toBe(mediaTypeKey(mt('application/json; charset=utf-8')));

@@ -83,7 +83,11 @@ describe('compileTemplate', () => {
 });
 
 describe('compareTemplates (JAX-RS 3.7.2 order)', () => {
-  const sorted = (...ts: string[]): string[] => ts.map(compileTemplate).sort(compareTemplates).map((t) => t.template);
+  const sorted = (...ts: string[]): string[] =>
+    ts
+      .map(compileTemplate)
+      .sort(compareTemplates)
+      .map((t) => t.template);
 
   it('puts more literal characters first', () => {
     expect(sorted('/users/{id}', '/users/search')).toEqual(['/users/search', '/users/{id}']);
@@ -111,14 +115,39 @@ describe('Router', () => {
     expect(r.match('/users/a%20b/books/x+y%2Fz')?.params).toEqual({ id: 'a b', isbn: 'x+y/z' });
   });
 
-  it('answers exactly what each template\'s regex answers, parameters included', () => {
+  it("answers exactly what each template's regex answers, parameters included", () => {
     // Whole-segment templates and paths around their edges: empty segments, '//',
     // trailing slashes, literal prefixes of the wrong length, encoded and non-ASCII values.
     const templates = ['/{a}', '/u/{id}', '/u/{id}/b/{isbn}', '/u/{id}/b', '/{a}/{b}/{c}', '/x y/{v}', '/a/{v: [^/]+}'];
     const paths = [
-      '/', '//', '/u', '/u/', '/u//', '/u/7', '/u/7/', '/u/7//', '/u/7/b', '/u/7/b/', '/u/7/b/9', '/u/7/b/9/', '/u/7/b//',
-      '/u/7/bb/9', '/u/7/b/9/x', '/uu/7', '/u/%41', '/u/a%20b/b/x%2Fy', '/u/é', '/x%20y/1', '/x y/1', '/a/b/c', '/a/b/c/',
-      '/a//c', '/a/b/c/d', '/a/1', 'u/7', '',
+      '/',
+      '//',
+      '/u',
+      '/u/',
+      '/u//',
+      '/u/7',
+      '/u/7/',
+      '/u/7//',
+      '/u/7/b',
+      '/u/7/b/',
+      '/u/7/b/9',
+      '/u/7/b/9/',
+      '/u/7/b//',
+      '/u/7/bb/9',
+      '/u/7/b/9/x',
+      '/uu/7',
+      '/u/%41',
+      '/u/a%20b/b/x%2Fy',
+      '/u/é',
+      '/x%20y/1',
+      '/x y/1',
+      '/a/b/c',
+      '/a/b/c/',
+      '/a//c',
+      '/a/b/c/d',
+      '/a/1',
+      'u/7',
+      '',
     ];
     for (const t of templates) {
       const r = router(t);
@@ -132,7 +161,10 @@ describe('Router', () => {
   });
 
   it('binds every name of equivalent templates to its position, for default and custom variables', () => {
-    for (const [a, b] of [['/u/{id}/x/{n}', '/u/{uid}/x/{n}'], ['/u/{id: \\d+}', '/u/{uid: \\d+}']] as const) {
+    for (const [a, b] of [
+      ['/u/{id}/x/{n}', '/u/{uid}/x/{n}'],
+      ['/u/{id: \\d+}', '/u/{uid: \\d+}'],
+    ] as const) {
       const r = new Router<string>();
       r.add(a, a);
       r.add(b, b);
@@ -284,7 +316,20 @@ describe('Router', () => {
     expect(winner(r, '/p%20q/z')).toBe('/p%20q/{x}'); // %XX counts three characters
     expect(winner(r, '/p%20q/')).toBeUndefined();
     // Every template answers exactly as its own regex for paths around its minimum length.
-    for (const path of ['/', '/u', '/u/', '/u/a', '/u/ab/', '/users/', '/users/7/', '/users/7/orders/', '/x/y/z', '/x/y/', '/a', '/a/b/c']) {
+    for (const path of [
+      '/',
+      '/u',
+      '/u/',
+      '/u/a',
+      '/u/ab/',
+      '/users/',
+      '/users/7/',
+      '/users/7/orders/',
+      '/x/y/z',
+      '/x/y/',
+      '/a',
+      '/a/b/c',
+    ]) {
       const expected = r.templates.find((t) => t.regex.test(path))?.template;
       expect(winner(r, path), path).toBe(expected);
     }

@@ -4,13 +4,31 @@ import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import {
-  BadRequestError, ContainerRequestContext, GzipReaderInterceptor, GzipWriterInterceptor, NotAuthorizedError, Response,
-  type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter, type ExceptionMapper,
-  type MessageBodyWriter, type ReaderInterceptor, type ReaderInterceptorContext, type WriterInterceptor, type WriterInterceptorContext,
+  BadRequestError,
+  ContainerRequestContext,
+  GzipReaderInterceptor,
+  GzipWriterInterceptor,
+  NotAuthorizedError,
+  Response,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+  type ExceptionMapper,
+  type MessageBodyWriter,
+  type ReaderInterceptor,
+  type ReaderInterceptorContext,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '../../src/index.js';
 import {
-  collectBody, createRequestContext, injectRequest, runExceptionMapper, runReaderInterceptors, runRequestFilter,
-  runResponseFilter, runWriterInterceptors,
+  collectBody,
+  createRequestContext,
+  injectRequest,
+  runExceptionMapper,
+  runReaderInterceptors,
+  runRequestFilter,
+  runResponseFilter,
+  runWriterInterceptors,
 } from '../../src/testing/index.js';
 
 const gunzipAsync = promisify(gunzip);
@@ -36,8 +54,17 @@ class PoweredBy implements ContainerResponseFilter {
 
 describe('createRequestContext', () => {
   it('exposes method, path, query and lower-cased headers', () => {
-    const ctx = createRequestContext({ method: 'post', url: '/users/7?page=2&tag=a&tag=b', headers: { 'X-Api-Key': 'k', Accept: 'application/json' } });
-    expect([ctx.method, ctx.path, ctx.rawQuery, ctx.requestUri]).toEqual(['POST', '/users/7', 'page=2&tag=a&tag=b', '/users/7?page=2&tag=a&tag=b']);
+    const ctx = createRequestContext({
+      method: 'post',
+      url: '/users/7?page=2&tag=a&tag=b',
+      headers: { 'X-Api-Key': 'k', Accept: 'application/json' },
+    });
+    expect([ctx.method, ctx.path, ctx.rawQuery, ctx.requestUri]).toEqual([
+      'POST',
+      '/users/7',
+      'page=2&tag=a&tag=b',
+      '/users/7?page=2&tag=a&tag=b',
+    ]);
     expect(ctx.query.get('page')).toBe('2');
     expect(ctx.query.getAll('tag')).toEqual(['a', 'b']);
     expect(ctx.headers['x-api-key']).toBe('k');
@@ -58,7 +85,13 @@ describe('createRequestContext', () => {
     ctx.setMethod('delete');
     ctx.setRequestUri('/new?y=2');
     ctx.setHeader('X-Added', 'yes');
-    expect([ctx.method, ctx.path, ctx.query.get('y'), ctx.query.get('x'), ctx.getHeader('x-added')]).toEqual(['DELETE', '/new', '2', null, 'yes']);
+    expect([ctx.method, ctx.path, ctx.query.get('y'), ctx.query.get('x'), ctx.getHeader('x-added')]).toEqual([
+      'DELETE',
+      '/new',
+      '2',
+      null,
+      'yes',
+    ]);
   });
 
   it('otherwise (post-matching) they throw, naming the rule', () => {
@@ -121,7 +154,8 @@ describe('runWriterInterceptors / runReaderInterceptors', () => {
       },
     };
     const value = await runReaderInterceptors([new GzipReaderInterceptor(), spy], {
-      body, headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.byteLength) },
+      body,
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(body.byteLength) },
     });
     expect(value).toEqual(entity);
     expect(seen).toEqual(['identity']); // the interceptor dropped Content-Encoding before the next one
@@ -129,14 +163,19 @@ describe('runWriterInterceptors / runReaderInterceptors', () => {
 
   it('GzipReaderInterceptor: corrupt gzip is 400', async () => {
     const run = runReaderInterceptors([new GzipReaderInterceptor()], {
-      body: Buffer.from('not gzip at all'), headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: Buffer.from('not gzip at all'),
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
     await expect(run).rejects.toBeInstanceOf(BadRequestError);
   });
 
   it('without mediaType the method is taken to @Produces application/json: a string becomes a JSON string', async () => {
     const out = await runWriterInterceptors([], { entity: 'hi' });
-    expect([out.response.getHeader('content-type'), out.body.toString(), out.mediaType.essence]).toEqual(['application/json', '"hi"', 'application/json']);
+    expect([out.response.getHeader('content-type'), out.body.toString(), out.mediaType.essence]).toEqual([
+      'application/json',
+      '"hi"',
+      'application/json',
+    ]);
   });
 
   it('the interceptors get the request context passed in, and what they set stays on it', async () => {
@@ -165,12 +204,19 @@ describe('runWriterInterceptors / runReaderInterceptors', () => {
     const csv = (tag: string): MessageBodyWriter => ({ isWriteable: (_t, mt) => mt.essence === 'text/csv', writeTo: () => tag });
     const first = await runWriterInterceptors([], { entity: { a: 1 }, mediaType: 'text/csv', request, writers: [csv('first')] });
     const second = await runWriterInterceptors([], { entity: { a: 1 }, mediaType: 'text/csv', request, writers: [csv('second')] });
-    expect([first.body.toString(), second.body.toString(), second.response.getHeader('content-type')]).toEqual(['first', 'second', 'text/csv; charset=utf-8']);
+    expect([first.body.toString(), second.body.toString(), second.response.getHeader('content-type')]).toEqual([
+      'first',
+      'second',
+      'text/csv; charset=utf-8',
+    ]);
     // Built-in writers again, and no mediaType: application/json, not the previous call's text/csv.
     const third = await runWriterInterceptors([], { entity: { a: 1 }, request });
     expect([third.body.toString(), third.response.getHeader('content-type')]).toEqual(['{"a":1}', 'application/json']);
     expect(request.responseMediaType).toBeUndefined();
-    await expect(runWriterInterceptors([], { entity: { a: 1 }, mediaType: 'text/csv', request })).rejects.toMatchObject({ status: 500, code: 'PIPE_NO_WRITER' });
+    await expect(runWriterInterceptors([], { entity: { a: 1 }, mediaType: 'text/csv', request })).rejects.toMatchObject({
+      status: 500,
+      code: 'PIPE_NO_WRITER',
+    });
   });
 
   it('collectBody turns any body into bytes', async () => {
@@ -197,7 +243,10 @@ describe('runExceptionMapper', () => {
 
 describe('injectRequest', () => {
   it('drives any (req, res) handler in-process', async () => {
-    const r = await injectRequest((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.method} ${req.url}`), { method: 'delete', url: '/x' });
+    const r = await injectRequest((req, res) => res.writeHead(200, { 'content-type': 'text/plain' }).end(`${req.method} ${req.url}`), {
+      method: 'delete',
+      url: '/x',
+    });
     expect([r.status, r.headers['content-type'], r.text(), r.aborted]).toEqual([200, 'text/plain', 'DELETE /x', false]);
   });
 });

@@ -5,9 +5,27 @@
 import diagnostics_channel from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  Application, CHANNEL_NAMES, defaultProviders, Entity, GET, InternalServerError, NotAcceptableError, NotSupportedError,
-  parseMediaType, PayloadTooLargeError, Path, POST, Produces, QueryParam, Response, WebApplicationError,
-  type MessageBodyReader, type MessageBodyWriter, type OutgoingHeaders, type WriterInterceptor, type WriterInterceptorContext,
+  Application,
+  CHANNEL_NAMES,
+  defaultProviders,
+  Entity,
+  GET,
+  InternalServerError,
+  NotAcceptableError,
+  NotSupportedError,
+  parseMediaType,
+  PayloadTooLargeError,
+  Path,
+  POST,
+  Produces,
+  QueryParam,
+  Response,
+  WebApplicationError,
+  type MessageBodyReader,
+  type MessageBodyWriter,
+  type OutgoingHeaders,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '../../src/index.js';
 import { createRequestContext, runReaderInterceptors, runWriterInterceptors } from '../../src/testing/index.js';
 
@@ -42,15 +60,25 @@ const respond = (name: string): Response => {
 
 @Path('/w')
 class WriteResource {
-  @GET('json') @Produces('application/json') json(@QueryParam('case') name: string): Response { return respond(name); }
-  @GET('csv') @Produces('text/csv') csv(@QueryParam('case') name: string): Response { return respond(name); }
-  @GET('any') any(@QueryParam('case') name: string): Response { return respond(name); }
+  @GET('json') @Produces('application/json') json(@QueryParam('case') name: string): Response {
+    return respond(name);
+  }
+  @GET('csv') @Produces('text/csv') csv(@QueryParam('case') name: string): Response {
+    return respond(name);
+  }
+  @GET('any') any(@QueryParam('case') name: string): Response {
+    return respond(name);
+  }
 }
 
 @Path('/r')
 class ReadResource {
-  @POST('object') object(@Entity(Object) body: unknown): unknown { return describeValue(body); }
-  @POST('bytes') bytes(@Entity(Buffer) body: Buffer): unknown { return describeValue(body); }
+  @POST('object') object(@Entity(Object) body: unknown): unknown {
+    return describeValue(body);
+  }
+  @POST('bytes') bytes(@Entity(Buffer) body: Buffer): unknown {
+    return describeValue(body);
+  }
 }
 
 function describeValue(value: unknown): unknown {
@@ -76,7 +104,11 @@ const providers = defaultProviders().map((p) => {
   const named = p as unknown as { name: string; writeTo?: (...a: unknown[]) => unknown; readFrom?: (...a: unknown[]) => unknown };
   for (const m of ['writeTo', 'readFrom'] as const) {
     const original = named[m];
-    if (original !== undefined) named[m] = (...a: unknown[]) => { used.push(named.name); return original.apply(p, a); };
+    if (original !== undefined)
+      named[m] = (...a: unknown[]) => {
+        used.push(named.name);
+        return original.apply(p, a);
+      };
   }
   return p;
 });
@@ -84,13 +116,18 @@ const writers = providers.filter((p): p is MessageBodyWriter => 'writeTo' in p);
 const readers = providers.filter((p): p is MessageBodyReader => 'readFrom' in p);
 const BODY_LIMIT = 16;
 const app = new Application({
-  resources: [WriteResource, ReadResource], providers: [...providers, new MediaTypeSwitch()],
-  builtinProviders: false, limits: { bodyLimit: BODY_LIMIT }, logger: () => undefined,
+  resources: [WriteResource, ReadResource],
+  providers: [...providers, new MediaTypeSwitch()],
+  builtinProviders: false,
+  limits: { bodyLimit: BODY_LIMIT },
+  logger: () => undefined,
 });
 
 /** Errors the pipeline raised (the `jaxrs-node:error` channel), to compare with the helper's rejection. */
 let pipelineErrors: unknown[] = [];
-const onError = (message: unknown): void => { pipelineErrors.push((message as { error: unknown }).error); };
+const onError = (message: unknown): void => {
+  pipelineErrors.push((message as { error: unknown }).error);
+};
 beforeEach(() => {
   used = [];
   pipelineErrors = [];
@@ -99,15 +136,27 @@ beforeEach(() => {
 afterEach(() => diagnostics_channel.unsubscribe(CHANNEL_NAMES.error, onError));
 
 /** The helper's error and the pipeline's are the same: class, status, code, message; inject's body says so too. */
-async function expectSameError(helper: Promise<unknown>, injected: Promise<{ status: number; json<T>(): T }>, expected: abstract new (...args: never[]) => WebApplicationError, code: string): Promise<void> {
-  const error = await helper.then(() => undefined, (e: unknown) => e);
+async function expectSameError(
+  helper: Promise<unknown>,
+  injected: Promise<{ status: number; json<T>(): T }>,
+  expected: abstract new (...args: never[]) => WebApplicationError,
+  code: string,
+): Promise<void> {
+  const error = await helper.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   const response = await injected;
   expect(error).toBeInstanceOf(expected);
   expect(pipelineErrors).toHaveLength(1);
   const pipelineError = pipelineErrors[0] as WebApplicationError;
   const helperError = error as WebApplicationError;
   expect(helperError.constructor).toBe(pipelineError.constructor);
-  expect([helperError.status, helperError.code, helperError.message]).toEqual([pipelineError.status, pipelineError.code, pipelineError.message]);
+  expect([helperError.status, helperError.code, helperError.message]).toEqual([
+    pipelineError.status,
+    pipelineError.code,
+    pipelineError.message,
+  ]);
   expect([response.status, response.json<{ code: string }>().code]).toEqual([helperError.status, code]);
 }
 
@@ -115,8 +164,11 @@ describe('runWriterInterceptors and app.inject() choose the same writer and Cont
   const runHelper = (name: string) => {
     const c = writeCases[name]!;
     return runWriterInterceptors([new MediaTypeSwitch()], {
-      entity: c.entity, response: new Response(c.status, c.entity, { ...c.responseHeaders }), mediaType: PRODUCES[c.route],
-      request: createRequestContext({ url: `/w/${c.route}?case=${name}`, headers: c.headers }), writers,
+      entity: c.entity,
+      response: new Response(c.status, c.entity, { ...c.responseHeaders }),
+      mediaType: PRODUCES[c.route],
+      request: createRequestContext({ url: `/w/${c.route}?case=${name}`, headers: c.headers }),
+      writers,
     });
   };
   const inject = (name: string) => {
@@ -158,7 +210,13 @@ describe('runWriterInterceptors and app.inject() choose the same writer and Cont
 
 describe('runReaderInterceptors and app.inject() choose the same reader', () => {
   const runHelper = (type: 'object' | 'bytes', body: string, contentType: string) =>
-    runReaderInterceptors([], { body, headers: { 'content-type': contentType }, type: type === 'bytes' ? Buffer : Object, readers, limit: BODY_LIMIT });
+    runReaderInterceptors([], {
+      body,
+      headers: { 'content-type': contentType },
+      type: type === 'bytes' ? Buffer : Object,
+      readers,
+      limit: BODY_LIMIT,
+    });
   const inject = (type: 'object' | 'bytes', body: string, contentType: string) =>
     app.inject({ method: 'POST', url: `/r/${type}`, headers: { 'content-type': contentType }, body });
 
@@ -178,11 +236,21 @@ describe('runReaderInterceptors and app.inject() choose the same reader', () => 
   });
 
   it('no reader for the Content-Type: NotSupportedError, 415, PIPE_NO_READER in both', async () => {
-    await expectSameError(runHelper('object', '{}', 'application/x-thing'), inject('object', '{}', 'application/x-thing'), NotSupportedError, 'PIPE_NO_READER');
+    await expectSameError(
+      runHelper('object', '{}', 'application/x-thing'),
+      inject('object', '{}', 'application/x-thing'),
+      NotSupportedError,
+      'PIPE_NO_READER',
+    );
   });
 
   it('a body over the limit: the same 413 in both', async () => {
     const big = `"${'x'.repeat(BODY_LIMIT)}"`;
-    await expectSameError(runHelper('object', big, 'application/json'), inject('object', big, 'application/json'), PayloadTooLargeError, 'PIPE_BODY_TOO_LARGE');
+    await expectSameError(
+      runHelper('object', big, 'application/json'),
+      inject('object', big, 'application/json'),
+      PayloadTooLargeError,
+      'PIPE_BODY_TOO_LARGE',
+    );
   });
 });

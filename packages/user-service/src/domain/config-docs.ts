@@ -45,33 +45,63 @@ const D = DEFAULTS;
  * @example CONFIG_DOCS.map((d) => `| ${d.name} | ${d.default} | ${d.description} |`).join('\n')
  */
 export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
-  { name: 'NODE_ENV', default: D.NODE_ENV, description: '`production` refuses to start while a development credential or secret is in use.' },
+  {
+    name: 'NODE_ENV',
+    default: D.NODE_ENV,
+    description: '`production` refuses to start while a development credential or secret is in use.',
+  },
   { name: 'PORT', default: String(D.PORT), description: 'TCP port to listen on (0-65535; 0 picks a free port).' },
   { name: 'HOST', default: D.HOST, description: 'Interface to bind. Loopback by default; set `0.0.0.0` to expose the service.' },
   { name: 'DATA_DIR', default: D.DATA_DIR, description: 'Directory for the journal, snapshots, uploads and the generated token secret.' },
-  { name: 'ADMIN_USERNAME', default: D.ADMIN_USERNAME, description: 'Admin account for HTTP Basic and `POST /api/auth/login`. No `:` or control characters.' },
-  { name: 'ADMIN_PASSWORD', default: D.ADMIN_PASSWORD, description: 'Admin password; hashed with scrypt at start-up. Development default refused in production.' },
-  { name: 'API_KEYS', default: D.API_KEYS, description: 'Comma-separated accepted `X-API-Key` values (visible ASCII). Development default refused in production.' },
+  {
+    name: 'ADMIN_USERNAME',
+    default: D.ADMIN_USERNAME,
+    description: 'Admin account for HTTP Basic and `POST /api/auth/login`. No `:` or control characters.',
+  },
+  {
+    name: 'ADMIN_PASSWORD',
+    default: D.ADMIN_PASSWORD,
+    description: 'Admin password; hashed with scrypt at start-up. Development default refused in production.',
+  },
+  {
+    name: 'API_KEYS',
+    default: D.API_KEYS,
+    description: 'Comma-separated accepted `X-API-Key` values (visible ASCII). Development default refused in production.',
+  },
   {
     name: 'TOKEN_SECRET',
     default: `generated, kept in DATA_DIR/${TOKEN_SECRET_FILE}`,
-    description: 'HMAC-SHA256 key for access tokens, at least 32 bytes. Unset: 32 random bytes are generated once and stored with mode 0600; refused in production.',
+    description:
+      'HMAC-SHA256 key for access tokens, at least 32 bytes. Unset: 32 random bytes are generated once and stored with mode 0600; refused in production.',
   },
   { name: 'TOKEN_TTL_SECONDS', default: String(D.TOKEN_TTL_SECONDS), description: 'Access token lifetime in seconds (1-2592000).' },
   {
     name: 'RATE_LIMIT_PER_MINUTE',
     default: String(D.RATE_LIMIT_PER_MINUTE),
-    description: 'Requests per client per sliding minute (keyed by principal, API key or socket address); 429 with Retry-After beyond it. 0 disables.',
+    description:
+      'Requests per client per sliding minute (keyed by principal, API key or socket address); 429 with Retry-After beyond it. 0 disables.',
   },
   { name: 'SEED', default: D.SEED, description: '`demo` loads sample users into an empty store; `none` starts empty.' },
   { name: 'STORAGE', default: D.STORAGE, description: '`journal` (fsync-ed append log in DATA_DIR) or `memory` (lost on exit).' },
-  { name: 'PRODUCT_CATALOG_URL', default: '(none)', description: 'Base http(s) URL of the product catalogue; `GET /api/products/{id}` calls `{url}/products/{id}`.' },
+  {
+    name: 'PRODUCT_CATALOG_URL',
+    default: '(none)',
+    description: 'Base http(s) URL of the product catalogue; `GET /api/products/{id}` calls `{url}/products/{id}`.',
+  },
   { name: 'UPLOAD_MAX_BYTES', default: String(D.UPLOAD_MAX_BYTES), description: 'Largest accepted upload file in bytes (413 beyond).' },
   { name: 'UPLOAD_MAX_FILES', default: String(D.UPLOAD_MAX_FILES), description: 'File parts accepted per upload request (1-100).' },
   { name: 'BODY_LIMIT_BYTES', default: String(D.BODY_LIMIT_BYTES), description: 'Largest JSON request body in bytes (413 beyond).' },
   { name: 'CORS_ORIGIN', default: D.CORS_ORIGIN, description: 'Value of `Access-Control-Allow-Origin`.' },
   { name: 'CORS_METHODS', default: D.CORS_METHODS, description: 'Value of `Access-Control-Allow-Methods`.' },
   { name: 'CORS_HEADERS', default: D.CORS_HEADERS, description: 'Value of `Access-Control-Allow-Headers`.' },
-  { name: 'SHUTDOWN_DEADLINE_MS', default: String(D.SHUTDOWN_DEADLINE_MS), description: 'On SIGTERM/SIGINT, time in-flight requests get before connections are closed (0-600000).' },
-  { name: 'LOG_REQUESTS', default: String(D.LOG_REQUESTS), description: 'One log line per request (`true`/`false`, also `1`/`0`, `yes`/`no`).' },
+  {
+    name: 'SHUTDOWN_DEADLINE_MS',
+    default: String(D.SHUTDOWN_DEADLINE_MS),
+    description: 'On SIGTERM/SIGINT, time in-flight requests get before connections are closed (0-600000).',
+  },
+  {
+    name: 'LOG_REQUESTS',
+    default: String(D.LOG_REQUESTS),
+    description: 'One log line per request (`true`/`false`, also `1`/`0`, `yes`/`no`).',
+  },
 ]);

@@ -51,8 +51,7 @@ export type TokenSecretSource = 'env' | 'file' | 'generated';
 
 /** Result of {@link loadOrCreateTokenSecret}: a secret, or a problem for the ConfigError. */
 export type TokenSecretResult =
-  | { readonly secret: Buffer; readonly source: 'file' | 'generated'; readonly path: string }
-  | { readonly problem: string };
+  { readonly secret: Buffer; readonly source: 'file' | 'generated'; readonly path: string } | { readonly problem: string };
 
 const HEX_SECRET = /^(?:[0-9a-f]{2}){32,}$/i;
 

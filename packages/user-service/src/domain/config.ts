@@ -143,14 +143,29 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
   const header = (v: string) => (HEADER_VALUE.test(v) ? undefined : 'must be printable ASCII without line breaks');
 
   const adminUsername = r.text('ADMIN_USERNAME', D.ADMIN_USERNAME, (v) =>
-    v.length <= 256 && !v.includes(':') && !CONTROL.test(v) ? undefined : 'must be at most 256 characters, without ":" or control characters (RFC 7617)');
-  const adminPassword = r.text('ADMIN_PASSWORD', D.ADMIN_PASSWORD, (v) =>
-    Buffer.byteLength(v) <= 1024 && !CONTROL.test(v) ? undefined : 'must be at most 1024 bytes, without control characters', false);
-  const apiKeys = r.text('API_KEYS', D.API_KEYS, (v) => {
-    const keys = v.split(',').map((k) => k.trim()).filter((k) => k !== '');
-    return keys.length > 0 && keys.every((k) => k.length <= 1024 && VISIBLE_ASCII.test(k))
-      ? undefined : 'must be comma-separated keys of visible ASCII, each at most 1024 characters';
-  }).split(',').map((k) => k.trim()).filter((k) => k !== '');
+    v.length <= 256 && !v.includes(':') && !CONTROL.test(v)
+      ? undefined
+      : 'must be at most 256 characters, without ":" or control characters (RFC 7617)',
+  );
+  const adminPassword = r.text(
+    'ADMIN_PASSWORD',
+    D.ADMIN_PASSWORD,
+    (v) => (Buffer.byteLength(v) <= 1024 && !CONTROL.test(v) ? undefined : 'must be at most 1024 bytes, without control characters'),
+    false,
+  );
+  const apiKeys = r
+    .text('API_KEYS', D.API_KEYS, (v) => {
+      const keys = v
+        .split(',')
+        .map((k) => k.trim())
+        .filter((k) => k !== '');
+      return keys.length > 0 && keys.every((k) => k.length <= 1024 && VISIBLE_ASCII.test(k))
+        ? undefined
+        : 'must be comma-separated keys of visible ASCII, each at most 1024 characters';
+    })
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
   const envSecret = r.text('TOKEN_SECRET', '', (v) => (Buffer.byteLength(v) >= 32 ? undefined : 'must be at least 32 bytes'), false);
   const dataDir = resolve(r.text('DATA_DIR', D.DATA_DIR, (v) => (CONTROL.test(v) ? 'must not contain control characters' : undefined)));
 
@@ -210,4 +225,3 @@ export function redactConfig(config: AppConfig): Record<string, unknown> {
     tokenSecret: `[redacted ${config.tokenSecret.length} bytes, ${config.tokenSecretSource}]`,
   };
 }
-

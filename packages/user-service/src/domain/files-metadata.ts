@@ -64,10 +64,7 @@ export function contentDisposition(filename: string): string {
   const name = sanitizeFilename(filename, 'download');
   // `%` is replaced too: some clients percent-decode the plain parameter (RFC 6266 appendix D).
   const ascii = name.replace(/[^\u0020-\u007E]|["\\%]/gu, '_');
-  const encoded = encodeURIComponent(name).replace(
-    NOT_ATTR_CHAR,
-    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
-  );
+  const encoded = encodeURIComponent(name).replace(NOT_ATTR_CHAR, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 

@@ -13,12 +13,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { RecordStore, StoredRecord } from '../storage/record-store.js';
 import { contentDisposition, fileNotFound, parseFileId } from './files-metadata.js';
-import {
-  createMultipartParser,
-  DEFAULT_UPLOAD_LIMITS,
-  receiveUpload,
-  type UploadLimits,
-} from './uploads.js';
+import { createMultipartParser, DEFAULT_UPLOAD_LIMITS, receiveUpload, type UploadLimits } from './uploads.js';
 
 /** Record-store collection of file metadata. */
 export const FILES_COLLECTION = 'files';

@@ -87,7 +87,13 @@ export class JobService {
     }
     const id = this.options.store.allocateId(JOBS_COLLECTION);
     const job: Job = {
-      id, status: 'PENDING', total: items.length, processed: 0, created: [], failed: [], submittedAt: this.now(),
+      id,
+      status: 'PENDING',
+      total: items.length,
+      processed: 0,
+      created: [],
+      failed: [],
+      submittedAt: this.now(),
     };
     await this.options.store.commit([
       { op: 'put', collection: JOBS_COLLECTION, record: job },

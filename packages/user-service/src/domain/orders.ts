@@ -18,8 +18,16 @@ import { ConflictError, NotFoundError } from '@jaxrs-node/pipeline';
 import type { Product, ProductLookup } from './catalog.js';
 import { OrdersIndex } from './orders-index.js';
 import {
-  canTransition, formatOrderNumber, ORDERS_COLLECTION, priceToCents, toOrderRepresentation,
-  type OrderCustomer, type OrderRepresentation, type OrderStatus, type StoredOrder, type StoredOrderItem,
+  canTransition,
+  formatOrderNumber,
+  ORDERS_COLLECTION,
+  priceToCents,
+  toOrderRepresentation,
+  type OrderCustomer,
+  type OrderRepresentation,
+  type OrderStatus,
+  type StoredOrder,
+  type StoredOrderItem,
 } from './orders-model.js';
 import { validateOrderInput, validateStatusValue } from './orders-validation.js';
 import { formatTimestamp, systemClock, validationFailed, type Clock } from './users-model.js';
@@ -43,7 +51,10 @@ export class OrderService {
   private readonly findCustomer: CustomerLookup;
   private readonly clock: Clock;
 
-  constructor(private readonly store: RecordStore, options: OrderServiceOptions) {
+  constructor(
+    private readonly store: RecordStore,
+    options: OrderServiceOptions,
+  ) {
     this.index = OrdersIndex.of(store);
     this.findProduct = options.findProduct;
     this.findCustomer = options.findCustomer;
@@ -149,9 +160,7 @@ export class OrderService {
   }
 
   private requireOrder(userId: number, orderId: number): StoredOrder {
-    const order = Number.isSafeInteger(orderId) && orderId > 0
-      ? this.store.get<StoredOrder>(ORDERS_COLLECTION, orderId)
-      : undefined;
+    const order = Number.isSafeInteger(orderId) && orderId > 0 ? this.store.get<StoredOrder>(ORDERS_COLLECTION, orderId) : undefined;
     if (order === undefined || order.customer.id !== userId) throw new NotFoundError(`Order ${orderId} not found`);
     return order;
   }

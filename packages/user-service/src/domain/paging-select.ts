@@ -69,13 +69,7 @@ function siftDown<T>(heap: T[], index: number, compare: Comparator<T>): void {
  * `total` must be the number of items `items()` yields; it decides which end is closer and where
  * the window starts when selecting from the back.
  */
-export function selectWindow<T>(
-  items: () => Iterable<T>,
-  total: number,
-  offset: number,
-  size: number,
-  compare: Comparator<T>,
-): T[] {
+export function selectWindow<T>(items: () => Iterable<T>, total: number, offset: number, size: number, compare: Comparator<T>): T[] {
   if (size <= 0 || offset >= total) return [];
   const fromFront = offset + size;
   const fromBack = total - offset; // items at positions >= offset

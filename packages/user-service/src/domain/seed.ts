@@ -81,11 +81,7 @@ Products 1-12 come from the embedded catalog (\`GET /api/products/1\` is the Lap
  *
  * @example const result = await seedDemoData(store, () => new Date());
  */
-export async function seedDemoData(
-  store: RecordStore,
-  clock: Clock = systemClock,
-  options: SeedOptions = {},
-): Promise<SeedResult> {
+export async function seedDemoData(store: RecordStore, clock: Clock = systemClock, options: SeedOptions = {}): Promise<SeedResult> {
   if (store.size(USERS_COLLECTION) > 0 || store.size(ORDERS_COLLECTION) > 0) {
     return { seeded: false, userIds: [], orderIds: [] };
   }
@@ -102,7 +98,10 @@ export async function seedDemoData(
   }
   const john = userIds[0] as number;
   const pending = await orders.createForUser(john, {
-    items: [{ productId: 1, quantity: 1 }, { productId: 2, quantity: 2 }],
+    items: [
+      { productId: 1, quantity: 1 },
+      { productId: 2, quantity: 2 },
+    ],
   });
   const completed = await orders.createForUser(john, { items: [{ productId: 3, quantity: 1 }] });
   await orders.transition(john, completed.id, 'PROCESSING');

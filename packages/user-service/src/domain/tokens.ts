@@ -126,8 +126,14 @@ export class TokenService {
     const body = decodeJsonObject(payload);
     if (body === undefined) throw new InvalidTokenError('malformed');
     const { sub, roles, iat, exp } = body;
-    if (typeof sub !== 'string' || sub.length === 0 || !isStringArray(roles)
-      || !Number.isSafeInteger(iat) || !Number.isSafeInteger(exp) || (exp as number) <= (iat as number)) {
+    if (
+      typeof sub !== 'string' ||
+      sub.length === 0 ||
+      !isStringArray(roles) ||
+      !Number.isSafeInteger(iat) ||
+      !Number.isSafeInteger(exp) ||
+      (exp as number) <= (iat as number)
+    ) {
       throw new InvalidTokenError('claims');
     }
     const now = this.#nowSeconds();

@@ -17,12 +17,7 @@ import { open, rm } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { pipeline, type Readable } from 'node:stream';
 import busboy from 'busboy';
-import {
-  BadRequestError,
-  NotSupportedError,
-  PayloadTooLargeError,
-  WebApplicationError,
-} from '@jaxrs-node/pipeline';
+import { BadRequestError, NotSupportedError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
 import { normalizeMediaType, sanitizeFilename, sanitizeText } from './files-metadata.js';
 
 /** Limits of one upload request. */
@@ -60,8 +55,7 @@ const PART_OVERHEAD_BYTES = 16 * 1024 + 512;
 /** Largest body a valid upload under `limits` can have; a larger Content-Length is 413 unread. */
 export function maxUploadBodyBytes(limits: UploadLimits): number {
   const parts = limits.maxFiles + limits.maxFields;
-  return limits.maxFiles * limits.maxFileBytes + limits.maxFields * limits.maxFieldBytes
-    + (parts + 1) * PART_OVERHEAD_BYTES;
+  return limits.maxFiles * limits.maxFileBytes + limits.maxFields * limits.maxFieldBytes + (parts + 1) * PART_OVERHEAD_BYTES;
 }
 
 /**
@@ -114,12 +108,7 @@ export function createMultipartParser(headers: IncomingHttpHeaders, limits: Uplo
  * promise rejects with an HTTP error: 413 limits, 400 malformed/aborted/missing or empty `file`,
  * 507 disk full; other I/O errors are passed through (500).
  */
-export function receiveUpload(
-  source: Readable,
-  parser: busboy.Busboy,
-  partPath: string,
-  limits: UploadLimits,
-): Promise<ReceivedUpload> {
+export function receiveUpload(source: Readable, parser: busboy.Busboy, partPath: string, limits: UploadLimits): Promise<ReceivedUpload> {
   return new Promise((resolve, reject) => {
     const stop = new AbortController();
     let settled = false;
@@ -196,11 +185,7 @@ export function receiveUpload(
  * Writes one file part to a new file and fsyncs it. Never writes data busboy marked truncated.
  * On failure the file is removed and the error rethrown.
  */
-async function writeFilePart(
-  stream: Readable & { truncated?: boolean },
-  path: string,
-  signal: AbortSignal,
-): Promise<number> {
+async function writeFilePart(stream: Readable & { truncated?: boolean }, path: string, signal: AbortSignal): Promise<number> {
   let size = 0;
   const handle = await open(path, 'wx', 0o600).catch((error: unknown) => {
     stream.resume();

@@ -8,9 +8,7 @@
  * timeout 504, unreachable 503, anything malformed or oversized 502.
  */
 import { Agent, request, type Dispatcher } from 'undici';
-import {
-  BadGatewayError, BadRequestError, GatewayTimeoutError, ServiceUnavailableError, WebApplicationError,
-} from '@jaxrs-node/pipeline';
+import { BadGatewayError, BadRequestError, GatewayTimeoutError, ServiceUnavailableError, WebApplicationError } from '@jaxrs-node/pipeline';
 
 /** Strict UTF-8 (a malformed answer is a 502, not replacement characters); stateless, so shared. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -41,8 +39,16 @@ export interface UpstreamCatalogOptions {
 
 /** Error codes that mean "could not reach the upstream at all" (503, as Envoy answers). */
 const UNREACHABLE = new Set([
-  'ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ENETDOWN',
-  'UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_DESTROYED', 'UND_ERR_CLOSED',
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ENETDOWN',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_DESTROYED',
+  'UND_ERR_CLOSED',
 ]);
 const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;

@@ -47,8 +47,20 @@ interface SchemaNode {
 }
 
 const KNOWN_KEYWORDS = new Set([
-  '$schema', '$id', 'title', 'type', 'minimum', 'maximum', 'minLength', 'maxLength', 'minItems',
-  'items', 'format', 'required', 'properties', 'additionalProperties',
+  '$schema',
+  '$id',
+  'title',
+  'type',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'minItems',
+  'items',
+  'format',
+  'required',
+  'properties',
+  'additionalProperties',
 ]);
 
 /** RFC 3339 §5.6 full-date and date-time (any offset; fractional seconds allowed). */
@@ -66,24 +78,33 @@ function isCalendarDate(value: string): boolean {
 
 function checkFormat(format: string, value: string): boolean {
   switch (format) {
-    case 'email': return isValidEmail(value); // the input rule, so the two cannot disagree
-    case 'date': return isCalendarDate(value);
+    case 'email':
+      return isValidEmail(value); // the input rule, so the two cannot disagree
+    case 'date':
+      return isCalendarDate(value);
     case 'date-time': {
       const match = DATE_TIME.exec(value);
       return match !== null && isCalendarDate(match[1] as string);
     }
-    default: throw new Error(`user-schema: unsupported format ${format}`);
+    default:
+      throw new Error(`user-schema: unsupported format ${format}`);
   }
 }
 
 function typeMatches(type: string, value: unknown): boolean {
   switch (type) {
-    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value);
-    case 'array': return Array.isArray(value);
-    case 'string': return typeof value === 'string';
-    case 'integer': return typeof value === 'number' && Number.isInteger(value);
-    case 'number': return typeof value === 'number' && Number.isFinite(value);
-    default: throw new Error(`user-schema: unsupported type ${type}`);
+    case 'object':
+      return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'array':
+      return Array.isArray(value);
+    case 'string':
+      return typeof value === 'string';
+    case 'integer':
+      return typeof value === 'number' && Number.isInteger(value);
+    case 'number':
+      return typeof value === 'number' && Number.isFinite(value);
+    default:
+      throw new Error(`user-schema: unsupported type ${type}`);
   }
 }
 

@@ -19,7 +19,9 @@ export class KeyedLock {
   async run<T>(key: string, task: () => Promise<T>): Promise<T> {
     const previous = this.tails.get(key);
     let release!: () => void;
-    const done = new Promise<void>((resolve) => { release = resolve; });
+    const done = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     const tail = previous === undefined ? done : previous.then(() => done);
     this.tails.set(key, tail);
     try {

@@ -30,18 +30,25 @@
  */
 import type { RecordStore } from '../storage/record-store.js';
 import { NotFoundError } from '@jaxrs-node/pipeline';
-import {
-  normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput,
-} from './paging.js';
+import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from './paging.js';
 import { selectWindow } from './paging-select.js';
 import { UsersIndex } from './users-index.js';
 import {
-  formatTimestamp, requireValid, systemClock, USERS_COLLECTION,
-  type Clock, type StoredUser, type UserInput,
+  formatTimestamp,
+  requireValid,
+  systemClock,
+  USERS_COLLECTION,
+  type Clock,
+  type StoredUser,
+  type UserInput,
 } from './users-model.js';
 import {
-  isVariant, toRepresentation, toUserRepresentation,
-  type AnyUserRepresentation, type UserRepresentation, type VariantUserRepresentation,
+  isVariant,
+  toRepresentation,
+  toUserRepresentation,
+  type AnyUserRepresentation,
+  type UserRepresentation,
+  type VariantUserRepresentation,
 } from './users-representation.js';
 import { mergePatchUserInput, splitVariantName, validateUserInput, validateVariantInput } from './users-validation.js';
 
@@ -75,7 +82,10 @@ export class UserService {
   private readonly clock: Clock;
   private readonly heapWindowLimit: number;
 
-  constructor(private readonly store: RecordStore, options: UserServiceOptions = {}) {
+  constructor(
+    private readonly store: RecordStore,
+    options: UserServiceOptions = {},
+  ) {
     this.index = UsersIndex.of(store);
     this.clock = options.clock ?? systemClock;
     this.heapWindowLimit = options.heapWindowLimit ?? HEAP_WINDOW_LIMIT;
@@ -180,7 +190,10 @@ export class UserService {
     const email = filter.email;
     if (email !== undefined) {
       // Filtered pages: the matches are few (emails are not unique, but one address has few users).
-      const matches = this.index.records().filter((u) => u.email === email).sort(userComparator(req.sort));
+      const matches = this.index
+        .records()
+        .filter((u) => u.email === email)
+        .sort(userComparator(req.sort));
       const offset = req.page * req.size;
       return toPage(matches.slice(offset, offset + req.size).map(toUserRepresentation), req, matches.length);
     }
@@ -192,9 +205,10 @@ export class UserService {
     let users: readonly StoredUser[];
     if (field === 'id') {
       // Natural order: no sorting, just positions in the id index (from the end for desc).
-      users = direction === 'asc'
-        ? records.slice(offset, offset + req.size)
-        : records.slice(Math.max(0, total - offset - req.size), Math.max(0, total - offset)).reverse();
+      users =
+        direction === 'asc'
+          ? records.slice(offset, offset + req.size)
+          : records.slice(Math.max(0, total - offset - req.size), Math.max(0, total - offset)).reverse();
     } else {
       const compare = userComparator(req.sort);
       // A full sort an earlier deep page paid for (no write since) serves every page of its order
@@ -203,9 +217,8 @@ export class UserService {
       if (sorted === undefined && Math.min(offset + req.size, total - offset) > this.heapWindowLimit) {
         sorted = this.index.sortedBy(sortKey, compare);
       }
-      users = sorted === undefined
-        ? selectWindow(() => records, total, offset, req.size, compare)
-        : sorted.slice(offset, offset + req.size);
+      users =
+        sorted === undefined ? selectWindow(() => records, total, offset, req.size, compare) : sorted.slice(offset, offset + req.size);
     }
     return toPage(users.map(toUserRepresentation), req, total);
   }

@@ -30,7 +30,8 @@ export const XML_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
  * Code units that XML 1.0 §2.2 `Char` excludes: C0 controls except TAB/LF/CR, U+FFFE, U+FFFF,
  * and surrogates not part of a pair. (Astral characters, written as pairs, are fine.)
  */
-const INVALID_XML_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+const INVALID_XML_CHARS =
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const INVALID_XML_CHAR = new RegExp(INVALID_XML_CHARS.source);
 
 /**
@@ -69,9 +70,7 @@ function text(value: unknown): string | undefined {
 }
 
 /** Element names in document order; also the whitelist. */
-const FIELDS = [
-  'id', 'email', 'firstName', 'lastName', 'age', 'fullName', 'status', 'createdAt', 'updatedAt', 'birthDate',
-] as const;
+const FIELDS = ['id', 'email', 'firstName', 'lastName', 'age', 'fullName', 'status', 'createdAt', 'updatedAt', 'birthDate'] as const;
 
 /**
  * Serialises `user` as `<?xml ...?><user><id>..</id>...<roles><role>USER</role></roles></user>`.

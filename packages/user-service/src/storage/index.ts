@@ -36,14 +36,8 @@ export type RecordStoreKind = 'memory' | 'journal';
  * await store.open();
  * ```
  */
-export function createRecordStore(
-  kind: 'memory',
-): MemoryRecordStore;
-export function createRecordStore(
-  kind: 'journal',
-  dir: string,
-  options?: Omit<JournalStoreOptions, 'dir'>,
-): JournalRecordStore;
+export function createRecordStore(kind: 'memory'): MemoryRecordStore;
+export function createRecordStore(kind: 'journal', dir: string, options?: Omit<JournalStoreOptions, 'dir'>): JournalRecordStore;
 export function createRecordStore(
   kind: RecordStoreKind,
   dir?: string,

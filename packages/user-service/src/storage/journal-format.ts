@@ -30,9 +30,7 @@ const HEX8 = /^[0-9a-f]{8}$/;
 
 /** Builds the journal line of a batch whose mutations are already JSON text. */
 export function encodeLine(mutationsJson: string, counters: ReadonlyArray<[string, number]>): string {
-  const json = counters.length === 0
-    ? `{"m":${mutationsJson}}`
-    : `{"m":${mutationsJson},"n":${JSON.stringify(counters)}}`;
+  const json = counters.length === 0 ? `{"m":${mutationsJson}}` : `{"m":${mutationsJson},"n":${JSON.stringify(counters)}}`;
   return `${crc32(json).toString(16).padStart(8, '0')} ${json}\n`;
 }
 
@@ -62,9 +60,8 @@ function decodeLine(buf: Buffer, start: number, end: number, file: string): Jour
     throw corrupt(file, start, 'checksum matches but the batch is malformed');
   }
   const counters = n ?? [];
-  const countersOk = Array.isArray(counters) && counters.every(
-    (c) => Array.isArray(c) && c.length === 2 && typeof c[0] === 'string' && isRecordId(c[1]),
-  );
+  const countersOk =
+    Array.isArray(counters) && counters.every((c) => Array.isArray(c) && c.length === 2 && typeof c[0] === 'string' && isRecordId(c[1]));
   if (!countersOk) throw corrupt(file, start, 'checksum matches but the counters are malformed');
   for (const x of m as Mutation[]) if (x.op === 'put') deepFreeze(x.record);
   return { mutations: m as Mutation[], counters: counters as Array<[string, number]> };

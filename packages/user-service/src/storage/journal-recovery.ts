@@ -45,12 +45,7 @@ async function ensureDir(dir: string, fsync: boolean, count: SyncCounter): Promi
  * writes could be missing: damaged snapshot, missing journal generation, damaged line followed
  * by good ones, or a damaged tail in a journal that is not the newest.
  */
-export async function recover(
-  dir: string,
-  state: RecordState,
-  stats: RecordStoreStats,
-  fsync: boolean,
-): Promise<Recovered> {
+export async function recover(dir: string, state: RecordState, stats: RecordStoreStats, fsync: boolean): Promise<Recovered> {
   const count = (): void => void stats.fsyncs++;
   await ensureDir(dir, fsync, count);
   const snapshot = await readSnapshot(dir);

@@ -201,11 +201,7 @@ export class JournalRecordStore extends StateStore {
 
   /** Marks the store failed and rejects everything queued; returns the failure. */
   private fail(cause: unknown): RecordStoreError {
-    this.failure ??= new RecordStoreError(
-      'ERR_STORE_FAILED',
-      'journal write failed; the store must be reopened',
-      { cause },
-    );
+    this.failure ??= new RecordStoreError('ERR_STORE_FAILED', 'journal write failed; the store must be reopened', { cause });
     const queued = this.queue;
     this.queue = [];
     for (const q of queued) q.reject(this.failure);

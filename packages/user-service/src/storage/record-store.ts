@@ -22,9 +22,7 @@ export interface StoredRecord {
 }
 
 /** One change inside an atomic batch given to {@link RecordStore.commit}. */
-export type Mutation =
-  | { op: 'put'; collection: string; record: StoredRecord }
-  | { op: 'delete'; collection: string; id: number };
+export type Mutation = { op: 'put'; collection: string; record: StoredRecord } | { op: 'delete'; collection: string; id: number };
 
 /**
  * A record store. Reads are synchronous and served from memory; writes go through `commit()`.

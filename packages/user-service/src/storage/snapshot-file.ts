@@ -91,10 +91,15 @@ function corrupt(why: string): RecordStoreError {
 
 function isImage(c: unknown): c is CollectionImage {
   const x = c as Partial<CollectionImage> | null;
-  return typeof x === 'object' && x !== null
-    && typeof x.name === 'string' && x.name.length > 0
-    && isRecordId(x.nextId) && Array.isArray(x.records)
-    && x.records.every((r: StoredRecord | null) => typeof r === 'object' && r !== null && isRecordId(r.id));
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.name === 'string' &&
+    x.name.length > 0 &&
+    isRecordId(x.nextId) &&
+    Array.isArray(x.records) &&
+    x.records.every((r: StoredRecord | null) => typeof r === 'object' && r !== null && isRecordId(r.id))
+  );
 }
 
 /** Loads `snapshot.json`, or returns `undefined` when there is none. Throws when it is damaged. */

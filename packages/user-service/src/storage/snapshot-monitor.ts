@@ -46,8 +46,7 @@ export interface JournalStoreHealth {
 export type SnapshotStep = 'rotate' | 'snapshot';
 
 const defaultOnError = (error: RecordStoreError): void => process.emitWarning(error);
-const defaultOnRecovered = (r: SnapshotRecovery): void =>
-  process.emitWarning(r.message, { code: 'ERR_STORE_SNAPSHOT_RECOVERED' });
+const defaultOnRecovered = (r: SnapshotRecovery): void => process.emitWarning(r.message, { code: 'ERR_STORE_SNAPSHOT_RECOVERED' });
 
 /** Tracks the current failure streak of one store and reports its start and its end. */
 export class SnapshotMonitor {
@@ -77,9 +76,9 @@ export class SnapshotMonitor {
     const reason = cause instanceof Error ? cause.message : String(cause);
     this.last = new RecordStoreError(
       'ERR_STORE_SNAPSHOT_FAILED',
-      `journal snapshot failed while ${what} generation ${generation}: ${reason}; `
-        + 'no write is lost (the journal keeps growing and is replayed on restart), '
-        + 'next attempt at the next snapshot trigger',
+      `journal snapshot failed while ${what} generation ${generation}: ${reason}; ` +
+        'no write is lost (the journal keeps growing and is replayed on restart), ' +
+        'next attempt at the next snapshot trigger',
       { cause },
     );
     this.streak++;
@@ -92,8 +91,9 @@ export class SnapshotMonitor {
     this.streak = 0;
     this.last = undefined;
     if (failures === 0) return;
-    const message = `journal snapshot recovered: wrote ${file} for generation ${generation} `
-      + `after ${failures} failed attempt(s); older journals removed`;
+    const message =
+      `journal snapshot recovered: wrote ${file} for generation ${generation} ` +
+      `after ${failures} failed attempt(s); older journals removed`;
     safely(this.onRecovered, { file, generation, failures, message });
   }
 }

@@ -3,14 +3,7 @@
  * {@link RecordState}, plus the open/closed lifecycle checks. Adapters add open/close/commit.
  */
 import { RecordState } from './record-state.js';
-import {
-  RecordStoreError,
-  emptyStats,
-  type Mutation,
-  type RecordStore,
-  type RecordStoreStats,
-  type StoredRecord,
-} from './record-store.js';
+import { RecordStoreError, emptyStats, type Mutation, type RecordStore, type RecordStoreStats, type StoredRecord } from './record-store.js';
 
 /** Lifecycle of a store instance. An instance is opened once; after close it stays closed. */
 export type StorePhase = 'new' | 'opening' | 'open' | 'closing' | 'closed';

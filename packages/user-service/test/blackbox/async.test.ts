@@ -46,7 +46,9 @@ describe('async user creation (black box)', () => {
   let server: RunningServer;
   let firstJob: { path: string; job: JobBody } | undefined;
 
-  beforeAll(async () => { server = await startServer(); });
+  beforeAll(async () => {
+    server = await startServer();
+  });
   afterAll(async () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     removeDir(server.dataDir);

@@ -54,9 +54,15 @@ describe('authentication (black box)', () => {
   beforeAll(async () => {
     [dev, custom] = await Promise.all([
       startServer(),
-      startServer({ env: {
-        ADMIN_USERNAME: CUSTOM.user, ADMIN_PASSWORD: CUSTOM.password, API_KEYS: CUSTOM.keys.join(','), TOKEN_SECRET: SECRET, TOKEN_TTL_SECONDS: String(TTL_SECONDS),
-      } }),
+      startServer({
+        env: {
+          ADMIN_USERNAME: CUSTOM.user,
+          ADMIN_PASSWORD: CUSTOM.password,
+          API_KEYS: CUSTOM.keys.join(','),
+          TOKEN_SECRET: SECRET,
+          TOKEN_TTL_SECONDS: String(TTL_SECONDS),
+        },
+      }),
     ]);
   });
   afterAll(async () => {
@@ -89,7 +95,8 @@ describe('authentication (black box)', () => {
     });
 
     it('uses ADMIN_USERNAME / ADMIN_PASSWORD when set (password may contain colons) and drops the defaults', async () => {
-      const status = async (authorization: string) => (await http(custom.url, 'GET', '/api/admin/users', { headers: { authorization } })).status;
+      const status = async (authorization: string) =>
+        (await http(custom.url, 'GET', '/api/admin/users', { headers: { authorization } })).status;
       expect([await status(basic(CUSTOM.user, CUSTOM.password)), await status(basic('admin', 'password'))]).toEqual([200, 401]);
     });
   });
@@ -131,7 +138,12 @@ describe('authentication (black box)', () => {
     it('lists each missing field in errors', async () => {
       const r = await http(dev.url, 'POST', '/api/auth/login', { body: {} });
       expectErrorBody(r, 400, 'Bad Request');
-      expect(r.json().errors.map((e: { field: string }) => e.field).sort()).toEqual(['password', 'username']);
+      expect(
+        r
+          .json()
+          .errors.map((e: { field: string }) => e.field)
+          .sort(),
+      ).toEqual(['password', 'username']);
     });
 
     it('answers 401 with `WWW-Authenticate: Bearer realm=...` and no error code when the token is missing', async () => {
@@ -240,7 +252,8 @@ describe('authentication (black box)', () => {
     });
 
     it('uses API_KEYS when set: every listed key works, the development key is refused', async () => {
-      for (const key of CUSTOM.keys) expect((await http(custom.url, 'GET', '/api/external/users', { headers: { 'x-api-key': key } })).status, key).toBe(200);
+      for (const key of CUSTOM.keys)
+        expect((await http(custom.url, 'GET', '/api/external/users', { headers: { 'x-api-key': key } })).status, key).toBe(200);
       const old = await http(custom.url, 'GET', '/api/external/users', { headers: { 'x-api-key': 'test-api-key-123' } });
       expectErrorBody(old, 403, 'Forbidden');
     });
@@ -254,7 +267,9 @@ describe('authentication (black box)', () => {
     });
 
     it('creating a user needs no API key either', async () => {
-      const r = await http(dev.url, 'POST', '/api/users', { body: { email: 'no-key@example.com', firstName: 'Nora', lastName: 'Key', age: 40 } });
+      const r = await http(dev.url, 'POST', '/api/users', {
+        body: { email: 'no-key@example.com', firstName: 'Nora', lastName: 'Key', age: 40 },
+      });
       expect(r.status).toBe(201);
     });
   });

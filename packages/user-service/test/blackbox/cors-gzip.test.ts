@@ -21,7 +21,9 @@ beforeAll(async () => {
   server = await startServer();
   // Enough users that the unpaged list is well above the 1 KiB compression threshold.
   for (let i = 0; i < 10; i++) {
-    const r = await http(server.url, 'POST', '/api/users', { body: { email: `gz${i}@example.com`, firstName: 'Gzip', lastName: `User${i}` } });
+    const r = await http(server.url, 'POST', '/api/users', {
+      body: { email: `gz${i}@example.com`, firstName: 'Gzip', lastName: `User${i}` },
+    });
     expect(r.status).toBe(201);
   }
 });
@@ -35,14 +37,19 @@ function expectCors(r: HttpResult, label: string): void {
 }
 
 /** GET with the raw body bytes (undici does not decode Content-Encoding). */
-async function getBytes(path: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: HttpResult['headers']; bytes: Buffer }> {
+async function getBytes(
+  path: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: HttpResult['headers']; bytes: Buffer }> {
   const res = await request(`${server.url}${path}`, { method: 'GET', headers, dispatcher: agent });
   const bytes = Buffer.from(await res.body.arrayBuffer());
   return { status: res.statusCode, headers: res.headers as HttpResult['headers'], bytes };
 }
 
 function varyList(headers: HttpResult['headers']): string[] {
-  return String(headers.vary ?? '').split(',').map((v) => v.trim().toLowerCase());
+  return String(headers.vary ?? '')
+    .split(',')
+    .map((v) => v.trim().toLowerCase());
 }
 
 describe('CORS headers', () => {
@@ -71,7 +78,11 @@ describe('CORS headers', () => {
     'answers a preflight on %s with 2xx and the three headers, without credentials',
     async (path) => {
       const r = await http(server.url, 'OPTIONS', path, {
-        headers: { origin: 'https://app.example', 'access-control-request-method': 'PUT', 'access-control-request-headers': 'content-type' },
+        headers: {
+          origin: 'https://app.example',
+          'access-control-request-method': 'PUT',
+          'access-control-request-headers': 'content-type',
+        },
       });
       expect(r.status).toBeGreaterThanOrEqual(200);
       expect(r.status).toBeLessThan(300);
@@ -100,7 +111,12 @@ describe('gzip', () => {
   });
 
   it('does not compress without Accept-Encoding, or when gzip is refused', async () => {
-    const variants: Record<string, string>[] = [{}, { 'accept-encoding': 'identity' }, { 'accept-encoding': 'gzip;q=0' }, { 'accept-encoding': 'br' }];
+    const variants: Record<string, string>[] = [
+      {},
+      { 'accept-encoding': 'identity' },
+      { 'accept-encoding': 'gzip;q=0' },
+      { 'accept-encoding': 'br' },
+    ];
     for (const headers of variants) {
       const r = await getBytes('/api/users', headers);
       expect(r.status).toBe(200);
@@ -124,7 +140,11 @@ describe('gzip', () => {
 
   it('never compresses a 204', async () => {
     const created = await http(server.url, 'POST', '/api/users', { body: { email: 'gone@example.com', firstName: 'Go', lastName: 'Ne' } });
-    const res = await request(`${server.url}/api/users/${created.json().id}`, { method: 'DELETE', headers: { 'accept-encoding': 'gzip' }, dispatcher: agent });
+    const res = await request(`${server.url}/api/users/${created.json().id}`, {
+      method: 'DELETE',
+      headers: { 'accept-encoding': 'gzip' },
+      dispatcher: agent,
+    });
     const bytes = Buffer.from(await res.body.arrayBuffer());
     expect(res.statusCode).toBe(204);
     expect(res.headers['content-encoding']).toBeUndefined();

@@ -20,10 +20,7 @@ type UserBody = Record<string, unknown> & { id: number };
  * A state a user may be in after restart: exactly an acknowledged representation; the result of
  * an unanswered PUT (its fields over the old server-owned ones, `updatedAt` unknown); or gone.
  */
-type State =
-  | { kind: 'exact'; body: UserBody }
-  | { kind: 'put'; fields: Record<string, unknown> }
-  | { kind: 'absent' };
+type State = { kind: 'exact'; body: UserBody } | { kind: 'put'; fields: Record<string, unknown> } | { kind: 'absent' };
 
 const ENV = { RATE_LIMIT_PER_MINUTE: '0', LOG_REQUESTS: 'false' };
 const CREATES = 300;
@@ -31,13 +28,23 @@ const IN_FLIGHT = 20;
 const KILL_AFTER_ACKS = 150;
 const ROUNDS = 2;
 
-interface Outcome { status: number; body: unknown }
+interface Outcome {
+  status: number;
+  body: unknown;
+}
 
 /** One request; a socket error (the server was killed) resolves as status 0, never throws. */
-async function send(dispatcher: Agent, base: string, method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<Outcome> {
+async function send(
+  dispatcher: Agent,
+  base: string,
+  method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+  path: string,
+  body?: unknown,
+): Promise<Outcome> {
   try {
     const res = await request(`${base}${path}`, {
-      method, dispatcher,
+      method,
+      dispatcher,
       headers: body === undefined ? {} : { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
@@ -75,10 +82,7 @@ class Model {
 }
 
 /** Tasks of one burst: creates in order, a follow-up jumps the queue once its create is acked. */
-type Task =
-  | { kind: 'create'; n: number }
-  | { kind: 'put'; id: number; n: number; thenDelete: boolean }
-  | { kind: 'delete'; id: number };
+type Task = { kind: 'create'; n: number } | { kind: 'put'; id: number; n: number; thenDelete: boolean } | { kind: 'delete'; id: number };
 
 /**
  * Fires `CREATES` creates with `IN_FLIGHT` workers; of every 5 acknowledged users one is
@@ -86,7 +90,11 @@ type Task =
  * ack number `KILL_AFTER_ACKS`. Resolves once every worker has seen its last answer or socket
  * error. `unexpected` lists answers that were neither the success status nor a cut connection.
  */
-async function burst(server: RunningServer, model: Model, round: number): Promise<{ acked: number; failed: number; unsent: number; unexpected: string[] }> {
+async function burst(
+  server: RunningServer,
+  model: Model,
+  round: number,
+): Promise<{ acked: number; failed: number; unsent: number; unexpected: string[] }> {
   const dispatcher = new Agent({ connections: IN_FLIGHT, headersTimeout: 10_000, bodyTimeout: 10_000 });
   const queue: Task[] = Array.from({ length: CREATES }, (_, n) => ({ kind: 'create', n }));
   let acked = 0;
@@ -105,7 +113,10 @@ async function burst(server: RunningServer, model: Model, round: number): Promis
     }
   };
   const userOf = (n: number, what: string) => ({
-    email: `r${round}-${what}-${n}@crash.test`, firstName: `F${round}x${n}${what}`, lastName: `L${n}`, age: 20 + (n % 50),
+    email: `r${round}-${what}-${n}@crash.test`,
+    firstName: `F${round}x${n}${what}`,
+    lastName: `L${n}`,
+    age: 20 + (n % 50),
   });
 
   const worker = async (): Promise<void> => {
@@ -115,7 +126,10 @@ async function burst(server: RunningServer, model: Model, round: number): Promis
       if (task === undefined) return;
       if (task.kind === 'create') {
         const r = await send(dispatcher, server.url, 'POST', '/api/users', userOf(task.n, 'c'));
-        if (r.status !== 201) { refused(`POST #${task.n}`, r); continue; }
+        if (r.status !== 201) {
+          refused(`POST #${task.n}`, r);
+          continue;
+        }
         const user = r.body as UserBody;
         model.acks.create++;
         model.ack(user.id, { kind: 'exact', body: user });
@@ -125,9 +139,15 @@ async function burst(server: RunningServer, model: Model, round: number): Promis
       } else if (task.kind === 'put') {
         const fields = userOf(task.n, 'p');
         const before = model.body(task.id);
-        model.pending(task.id, { kind: 'put', fields: { ...fields, id: task.id, createdAt: before['createdAt'], status: before['status'] } });
+        model.pending(task.id, {
+          kind: 'put',
+          fields: { ...fields, id: task.id, createdAt: before['createdAt'], status: before['status'] },
+        });
         const r = await send(dispatcher, server.url, 'PUT', `/api/users/${task.id}`, fields);
-        if (r.status !== 200) { refused(`PUT ${task.id}`, r); continue; }
+        if (r.status !== 200) {
+          refused(`PUT ${task.id}`, r);
+          continue;
+        }
         model.acks.put++;
         model.ack(task.id, { kind: 'exact', body: r.body as UserBody });
         if (task.thenDelete) queue.unshift({ kind: 'delete', id: task.id });
@@ -135,7 +155,10 @@ async function burst(server: RunningServer, model: Model, round: number): Promis
       } else {
         model.pending(task.id, { kind: 'absent' });
         const r = await send(dispatcher, server.url, 'DELETE', `/api/users/${task.id}`);
-        if (r.status !== 204) { refused(`DELETE ${task.id}`, r); continue; }
+        if (r.status !== 204) {
+          refused(`DELETE ${task.id}`, r);
+          continue;
+        }
         model.acks.delete++;
         model.ack(task.id, { kind: 'absent' });
         onAck();
@@ -164,15 +187,17 @@ async function verify(base: string, model: Model): Promise<string[]> {
   const problems: string[] = [];
   const ids = [...model.allowed.keys()];
   for (let i = 0; i < ids.length; i += IN_FLIGHT) {
-    await Promise.all(ids.slice(i, i + IN_FLIGHT).map(async (id) => {
-      const actual = await send(dispatcher, base, 'GET', `/api/users/${id}`);
-      const states = model.allowed.get(id)!;
-      if (!states.some((s) => satisfies(actual, s))) {
-        problems.push(`user ${id}: got ${actual.status} ${JSON.stringify(actual.body)}, allowed ${JSON.stringify(states)}`);
-      } else {
-        model.allowed.set(id, [actual.status === 404 ? { kind: 'absent' } : { kind: 'exact', body: actual.body as UserBody }]);
-      }
-    }));
+    await Promise.all(
+      ids.slice(i, i + IN_FLIGHT).map(async (id) => {
+        const actual = await send(dispatcher, base, 'GET', `/api/users/${id}`);
+        const states = model.allowed.get(id)!;
+        if (!states.some((s) => satisfies(actual, s))) {
+          problems.push(`user ${id}: got ${actual.status} ${JSON.stringify(actual.body)}, allowed ${JSON.stringify(states)}`);
+        } else {
+          model.allowed.set(id, [actual.status === 404 ? { kind: 'absent' } : { kind: 'exact', body: actual.body as UserBody }]);
+        }
+      }),
+    );
   }
   await dispatcher.destroy();
   return problems;
@@ -204,8 +229,15 @@ describe('acknowledged writes survive SIGKILL (journal storage)', () => {
 
       // New users after the restart get ids above every id ever acknowledged.
       const dispatcher = new Agent({ connections: 5 });
-      const fresh = await Promise.all(Array.from({ length: 5 }, (_, n) =>
-        send(dispatcher, server!.url, 'POST', '/api/users', { email: `after-${round}-${n}@crash.test`, firstName: 'After', lastName: `R${round}` })));
+      const fresh = await Promise.all(
+        Array.from({ length: 5 }, (_, n) =>
+          send(dispatcher, server!.url, 'POST', '/api/users', {
+            email: `after-${round}-${n}@crash.test`,
+            firstName: 'After',
+            lastName: `R${round}`,
+          }),
+        ),
+      );
       await dispatcher.destroy();
       const maxBefore = model.maxSeenId;
       for (const r of fresh) {

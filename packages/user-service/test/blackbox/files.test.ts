@@ -29,7 +29,9 @@ describe('files (black box)', () => {
   /** Files the test uploaded successfully: id → bytes. */
   const uploaded = new Map<number, Buffer>();
 
-  beforeAll(async () => { server = await startServer({ env: { UPLOAD_MAX_BYTES: String(MAX) } }); });
+  beforeAll(async () => {
+    server = await startServer({ env: { UPLOAD_MAX_BYTES: String(MAX) } });
+  });
   afterAll(async () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     removeDir(server.dataDir);
@@ -123,7 +125,10 @@ describe('files (black box)', () => {
     const before = await stored(server);
     const truncated = await upload(server, [filePart('abc', 'a.txt')], { close: false });
     expect(truncated.status).toBe(400);
-    const noBoundary = await http(server.url, 'POST', '/api/files/upload', { headers: { 'content-type': 'multipart/form-data' }, body: 'x' });
+    const noBoundary = await http(server.url, 'POST', '/api/files/upload', {
+      headers: { 'content-type': 'multipart/form-data' },
+      body: 'x',
+    });
     expect(noBoundary.status).toBe(400);
     expect(await stored(server)).toEqual(before);
   });
@@ -138,8 +143,19 @@ describe('files (black box)', () => {
   });
 
   it.each([
-    '..%2f..%2fetc%2fpasswd', '..%2F..%2F..%2Fetc%2Fpasswd', '%2e%2e', '1.5', '-1', '0', 'abc', '1e3', '0x1',
-    '99999999', '99999999999999999999', '1%00', '%20%31',
+    '..%2f..%2fetc%2fpasswd',
+    '..%2F..%2F..%2Fetc%2Fpasswd',
+    '%2e%2e',
+    '1.5',
+    '-1',
+    '0',
+    'abc',
+    '1e3',
+    '0x1',
+    '99999999',
+    '99999999999999999999',
+    '1%00',
+    '%20%31',
   ])('GET /api/files/%s/download answers 404 (never 500, never a foreign file)', async (id) => {
     const r = await http(server.url, 'GET', `/api/files/${id}/download`);
     expect(r.status).toBe(404);

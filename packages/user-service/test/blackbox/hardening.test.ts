@@ -28,10 +28,18 @@ function raw(port: number, chunks: (string | Buffer)[] | string, timeoutMs = 300
     const started = Date.now();
     const socket = connect(port, '127.0.0.1');
     let text = '';
-    const timer = setTimeout(() => { socket.destroy(); resolve({ text, closed: false, ms: Date.now() - started }); }, timeoutMs);
-    socket.on('data', (d: Buffer) => { text += d.toString('latin1'); });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closed: false, ms: Date.now() - started });
+    }, timeoutMs);
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+    });
     socket.on('error', () => undefined); // a reset after the server's answer is fine
-    socket.on('close', () => { clearTimeout(timer); resolve({ text, closed: true, ms: Date.now() - started }); });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text, closed: true, ms: Date.now() - started });
+    });
     const writeNext = (i: number): void => {
       if (i >= list.length || socket.destroyed) return;
       socket.write(list[i]!, () => writeNext(i + 1));
@@ -64,7 +72,9 @@ function slowloris(port: number, limitMs: number): Promise<RawResult> {
     const socket = connect(port, '127.0.0.1');
     let text = '';
     let n = 0;
-    const drip = setInterval(() => { if (!socket.destroyed) socket.write(`X-Slow-${n++}: a\r\n`); }, 500);
+    const drip = setInterval(() => {
+      if (!socket.destroyed) socket.write(`X-Slow-${n++}: a\r\n`);
+    }, 500);
     const finish = (closed: boolean): void => {
       clearInterval(drip);
       clearTimeout(timer);
@@ -72,7 +82,9 @@ function slowloris(port: number, limitMs: number): Promise<RawResult> {
       resolve({ text, closed, ms: Date.now() - started });
     };
     const timer = setTimeout(() => finish(false), limitMs);
-    socket.on('data', (d: Buffer) => { text += d.toString('latin1'); });
+    socket.on('data', (d: Buffer) => {
+      text += d.toString('latin1');
+    });
     socket.on('error', () => undefined);
     socket.on('close', () => finish(true));
     socket.write('GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n');
@@ -92,18 +104,33 @@ describe('hardening (black box, raw sockets)', () => {
     removeDir(server.dataDir);
   });
 
-  describe('framing: Node\'s parser answers 400 and closes', () => {
+  describe("framing: Node's parser answers 400 and closes", () => {
     const CRLF = '\r\n';
     const smuggled = `GET /api/admin/users HTTP/1.1${CRLF}Host: x${CRLF}${CRLF}`;
     it.each([
-      ['Content-Length with Transfer-Encoding', `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Length: 4${CRLF}Transfer-Encoding: chunked${CRLF}${CRLF}0${CRLF}${CRLF}${smuggled}`],
-      ['two different Content-Length', `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Length: 4${CRLF}Content-Length: 5${CRLF}${CRLF}abcde${smuggled}`],
-      ['two equal Content-Length', `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Length: 2${CRLF}Content-Length: 2${CRLF}${CRLF}{}`],
+      [
+        'Content-Length with Transfer-Encoding',
+        `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Length: 4${CRLF}Transfer-Encoding: chunked${CRLF}${CRLF}0${CRLF}${CRLF}${smuggled}`,
+      ],
+      [
+        'two different Content-Length',
+        `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Length: 4${CRLF}Content-Length: 5${CRLF}${CRLF}abcde${smuggled}`,
+      ],
+      [
+        'two equal Content-Length',
+        `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Length: 2${CRLF}Content-Length: 2${CRLF}${CRLF}{}`,
+      ],
       ['a space before the colon', `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Length : 2${CRLF}${CRLF}{}`],
       ['an obs-folded header', `GET /api/health HTTP/1.1${CRLF}Host: x${CRLF}X-Foo: a${CRLF} b${CRLF}${CRLF}`],
       ['bare LF line endings', 'GET /api/health HTTP/1.1\nHost: x\n\n'],
-      ['a bad chunk size', `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Type: application/json${CRLF}Transfer-Encoding: chunked${CRLF}${CRLF}zz${CRLF}{}${CRLF}0${CRLF}${CRLF}`],
-      ['Transfer-Encoding chunked, identity', `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Transfer-Encoding: chunked, identity${CRLF}${CRLF}0${CRLF}${CRLF}`],
+      [
+        'a bad chunk size',
+        `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Content-Type: application/json${CRLF}Transfer-Encoding: chunked${CRLF}${CRLF}zz${CRLF}{}${CRLF}0${CRLF}${CRLF}`,
+      ],
+      [
+        'Transfer-Encoding chunked, identity',
+        `POST /api/users HTTP/1.1${CRLF}Host: x${CRLF}Transfer-Encoding: chunked, identity${CRLF}${CRLF}0${CRLF}${CRLF}`,
+      ],
       ['HTTP/1.1 without Host', `GET /api/health HTTP/1.1${CRLF}Connection: close${CRLF}${CRLF}`],
     ])('%s', async (_name, request) => {
       const r = await raw(server.port, request);
@@ -127,7 +154,10 @@ describe('hardening (black box, raw sockets)', () => {
     });
 
     it('`GET //127.0.0.1:PORT/api/health` is not read as host + /api/health', async () => {
-      const r = await raw(server.port, `GET //127.0.0.1:${server.port}/api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`);
+      const r = await raw(
+        server.port,
+        `GET //127.0.0.1:${server.port}/api/health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      );
       expect(statusOf(r)).toBe(404);
     });
 
@@ -162,7 +192,10 @@ describe('hardening (black box, raw sockets)', () => {
 
   describe('bodies and headers', () => {
     it('answers 413 to a declared Content-Length over 1 MiB before the body is sent', async () => {
-      const r = await raw(server.port, 'POST /api/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n');
+      const r = await raw(
+        server.port,
+        'POST /api/users HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 2000000\r\n\r\n',
+      );
       expect(statusOf(r)).toBe(413);
       expect(r.text.toLowerCase()).toContain('connection: close');
     });
@@ -180,7 +213,9 @@ describe('hardening (black box, raw sockets)', () => {
 
     it('answers 415 to an unparsable media type and 400 to invalid JSON', async () => {
       expect((await http(server.url, 'POST', '/api/users', { headers: { 'content-type': ';;;' }, body: '{}' })).status).toBe(415);
-      expect((await http(server.url, 'POST', '/api/users', { headers: { 'content-type': 'application/json' }, body: '{"a":' })).status).toBe(400);
+      expect(
+        (await http(server.url, 'POST', '/api/users', { headers: { 'content-type': 'application/json' }, body: '{"a":' })).status,
+      ).toBe(400);
     });
 
     it('does not echo an unsafe X-Request-Id (header injection) but keeps a safe one', async () => {

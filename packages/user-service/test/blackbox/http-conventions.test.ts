@@ -11,7 +11,9 @@ import { http, removeDir, startServer, type HttpResult, type RunningServer } fro
 
 let server: RunningServer;
 
-beforeAll(async () => { server = await startServer(); });
+beforeAll(async () => {
+  server = await startServer();
+});
 afterAll(async () => {
   expect(await server.stop('SIGTERM')).toBe(0);
   removeDir(server.dataDir);
@@ -41,13 +43,27 @@ function stable(headers: HttpResult['headers']): Record<string, unknown> {
 }
 
 function allowOf(r: HttpResult): string[] {
-  return String(r.headers.allow ?? '').split(',').map((m) => m.trim()).filter(Boolean).sort();
+  return String(r.headers.allow ?? '')
+    .split(',')
+    .map((m) => m.trim())
+    .filter(Boolean)
+    .sort();
 }
 
 describe('HEAD', () => {
   const GET_PATHS = [
-    '/api/users', '/api/users?page=0&size=2', '/api/users/1', '/api/users/search?email=example', '/api/users/1/orders',
-    '/api/users/1/orders/1', '/api/health', '/health', '/api/schema/user', '/api/products/1', '/test', '/api/users/424242',
+    '/api/users',
+    '/api/users?page=0&size=2',
+    '/api/users/1',
+    '/api/users/search?email=example',
+    '/api/users/1/orders',
+    '/api/users/1/orders/1',
+    '/api/health',
+    '/health',
+    '/api/schema/user',
+    '/api/products/1',
+    '/test',
+    '/api/users/424242',
   ];
 
   it.each(GET_PATHS)('HEAD %s has the status and headers of GET and no body', async (path) => {
@@ -70,10 +86,18 @@ describe('HEAD', () => {
     const raw = await new Promise<string>((resolve, reject) => {
       const socket = connect(server.port, '127.0.0.1');
       let text = '';
-      const timer = setTimeout(() => { socket.destroy(); reject(new Error('no close in time')); }, 3000);
+      const timer = setTimeout(() => {
+        socket.destroy();
+        reject(new Error('no close in time'));
+      }, 3000);
       socket.setEncoding('latin1');
-      socket.on('data', (d: string) => { text += d; });
-      socket.on('close', () => { clearTimeout(timer); resolve(text); });
+      socket.on('data', (d: string) => {
+        text += d;
+      });
+      socket.on('close', () => {
+        clearTimeout(timer);
+        resolve(text);
+      });
       socket.write('HEAD /api/users HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n');
     });
     const [head, rest] = raw.split('\r\n\r\n');
@@ -91,20 +115,27 @@ describe('OPTIONS and 405', () => {
     expect(allowOf(r)).toEqual([...methods].sort());
   });
 
-  it.each(Object.entries(RESOURCES))('a method outside Allow on %s is 405 with the same Allow and the error body', async (path, methods) => {
-    for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !methods.includes(m))) {
-      const r = await http(server.url, method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
-      expect(r.status, `${method} ${path}`).toBe(405);
-      expect(allowOf(r)).toEqual([...methods].sort());
-      expect(r.json()).toMatchObject({ status: 405, error: 'Method Not Allowed', path });
-    }
-  });
+  it.each(Object.entries(RESOURCES))(
+    'a method outside Allow on %s is 405 with the same Allow and the error body',
+    async (path, methods) => {
+      for (const method of ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].filter((m) => !methods.includes(m))) {
+        const r = await http(server.url, method, path, method === 'GET' || method === 'DELETE' ? {} : { body: {} });
+        expect(r.status, `${method} ${path}`).toBe(405);
+        expect(allowOf(r)).toEqual([...methods].sort());
+        expect(r.json()).toMatchObject({ status: 405, error: 'Method Not Allowed', path });
+      }
+    },
+  );
 });
 
 describe('request bodies: 415 and 413 on every body-accepting endpoint', () => {
   const BODY_ENDPOINTS: [string, string][] = [
-    ['POST', '/api/users'], ['PUT', '/api/users/2'], ['PATCH', '/api/users/2'], ['POST', '/api/users/create'],
-    ['POST', '/api/users/2/orders'], ['PUT', '/api/users/1/orders/1/status'],
+    ['POST', '/api/users'],
+    ['PUT', '/api/users/2'],
+    ['PATCH', '/api/users/2'],
+    ['POST', '/api/users/create'],
+    ['POST', '/api/users/2/orders'],
+    ['PUT', '/api/users/1/orders/1/status'],
   ];
 
   it.each(BODY_ENDPOINTS)('%s %s: text/plain -> 415 with the error body', async (method, path) => {

@@ -15,7 +15,12 @@ import { binaryContent, BOUNDARY, fieldPart, filePart, multipartBody } from '../
 
 const PROD_SECRETS = { ADMIN_PASSWORD: 'prod-admin-pass-4f9a', API_KEYS: 'prod-key-1,prod-key-2', TOKEN_SECRET: 'p'.repeat(40) };
 
-interface Exit { code: number | null; signal: NodeJS.Signals | null; stdout: string; stderr: string }
+interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+}
 
 /**
  * Runs `node dist/main.js` on a temp DATA_DIR until it exits by itself, or, with `signal`, until
@@ -34,7 +39,9 @@ function runToExit(env: Record<string, string>, signal?: NodeJS.Signals): Promis
     stdout += d.toString();
     if (signal !== undefined && stdout.includes('listening on') && !child.killed) child.kill(signal);
   });
-  child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
     // 'close' (not 'exit'): all output has been read by then.
@@ -71,7 +78,9 @@ describe('lifecycle (black box)', () => {
           expect((await http(server.url, c.method, c.path, { headers: { 'x-request-id': c.id } })).status).toBe(c.status);
         }
         // Without X-Request-Id the server makes one up, echoes it and logs it.
-        const created = await http(server.url, 'POST', '/api/users', { body: { email: 'log@example.com', firstName: 'Log', lastName: 'Line' } });
+        const created = await http(server.url, 'POST', '/api/users', {
+          body: { email: 'log@example.com', firstName: 'Log', lastName: 'Line' },
+        });
         const id = created.headers['x-request-id'] as string;
         expect(id).toMatch(/^[0-9a-f-]{36}$/);
         calls.push({ id, method: 'POST', path: '/api/users', status: 201 });
@@ -96,7 +105,9 @@ describe('lifecycle (black box)', () => {
         expect(orders.length).toBeGreaterThanOrEqual(1);
         for (const order of orders) {
           expect(order).toMatchObject({ orderNumber: expect.stringMatching(/^ORD-\d+$/), customer: { id: 1, email: 'test@example.com' } });
-          expect(order.items.length >= 1 && order.totalAmount > 0 && ['PENDING', 'PROCESSING', 'COMPLETED'].includes(order.status)).toBe(true);
+          expect(order.items.length >= 1 && order.totalAmount > 0 && ['PENDING', 'PROCESSING', 'COMPLETED'].includes(order.status)).toBe(
+            true,
+          );
         }
         expect((await http(server.url, 'GET', '/api/products/1')).json()).toMatchObject({ id: 1, name: expect.any(String) });
         const file = await http(server.url, 'GET', '/api/files/1/download');
@@ -117,7 +128,9 @@ describe('lifecycle (black box)', () => {
       const dataDir = mkdtempSync(join(tmpdir(), 'user-service-restart-'));
       try {
         const before = await withServer({ dataDir }, async (server) => {
-          const created = await http(server.url, 'POST', '/api/users', { body: { email: 'kept@example.com', firstName: 'Kept', lastName: 'User', age: 50 } });
+          const created = await http(server.url, 'POST', '/api/users', {
+            body: { email: 'kept@example.com', firstName: 'Kept', lastName: 'User', age: 50 },
+          });
           expect([created.status, (await http(server.url, 'DELETE', '/api/users/2')).status]).toEqual([201, 204]);
           return { id: created.json().id as number, users: (await http(server.url, 'GET', '/api/users')).json() };
         });
@@ -146,7 +159,12 @@ describe('lifecycle (black box)', () => {
         const exited = server.stop('SIGTERM');
         await waitForLine(server, (l) => l.includes('SIGTERM: draining'));
         // New work during the drain: refused connection, or 503 on a kept-alive socket.
-        expect(await http(server.url, 'GET', '/api/health').then((r) => String(r.status), () => 'refused')).toMatch(/^(503|refused)$/);
+        expect(
+          await http(server.url, 'GET', '/api/health').then(
+            (r) => String(r.status),
+            () => 'refused',
+          ),
+        ).toMatch(/^(503|refused)$/);
 
         for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) chunks.push(next.value as Buffer);
         const doc = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { items: unknown[]; count: number };
@@ -164,21 +182,28 @@ describe('lifecycle (black box)', () => {
       const dataDir = server.dataDir;
       try {
         const content = binaryContent(64 * 1024);
-        const body = multipartBody([filePart(content, 'inflight.bin', 'application/octet-stream'), fieldPart('description', 'sent during SIGINT')]);
+        const body = multipartBody([
+          filePart(content, 'inflight.bin', 'application/octet-stream'),
+          fieldPart('description', 'sent during SIGINT'),
+        ]);
         const half = Math.floor(body.length / 2);
         const chunk = (b: Buffer): Buffer => Buffer.concat([Buffer.from(`${b.length.toString(16)}\r\n`), b, Buffer.from('\r\n')]);
 
         const socket = connect(server.port, '127.0.0.1').on('error', () => undefined);
         let received = '';
         const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-        const sawContinue = new Promise<void>((resolve) => socket.on('data', (d: Buffer) => {
-          received += d.toString('latin1');
-          if (received.includes('100 Continue')) resolve();
-        }));
+        const sawContinue = new Promise<void>((resolve) =>
+          socket.on('data', (d: Buffer) => {
+            received += d.toString('latin1');
+            if (received.includes('100 Continue')) resolve();
+          }),
+        );
         // Expect: 100-continue makes Node answer 100 once the request reached the handler, so the
         // signal below is sent while the request is provably in flight.
-        socket.write(`POST /api/files/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\n`
-          + 'Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n');
+        socket.write(
+          `POST /api/files/upload HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: multipart/form-data; boundary=${BOUNDARY}\r\n` +
+            'Transfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n',
+        );
         await sawContinue;
         socket.write(chunk(body.subarray(0, half)));
 
@@ -224,7 +249,12 @@ describe('lifecycle (black box)', () => {
     });
 
     it('names only the variables still missing or invalid (a TOKEN_SECRET under 32 bytes, a bad PORT)', async () => {
-      const r = await runToExit({ NODE_ENV: 'production', ADMIN_PASSWORD: PROD_SECRETS.ADMIN_PASSWORD, TOKEN_SECRET: 'short-secret', PORT: 'eighty' });
+      const r = await runToExit({
+        NODE_ENV: 'production',
+        ADMIN_PASSWORD: PROD_SECRETS.ADMIN_PASSWORD,
+        TOKEN_SECRET: 'short-secret',
+        PORT: 'eighty',
+      });
       expect(r.code).not.toBe(0);
       for (const name of ['API_KEYS', 'PORT']) expect(r.stderr).toContain(name);
       expect(r.stderr).toMatch(/TOKEN_SECRET.*32 bytes/);

@@ -19,7 +19,9 @@ interface LargeData {
 describe('misc endpoints (black box)', () => {
   let server: RunningServer;
 
-  beforeAll(async () => { server = await startServer(); });
+  beforeAll(async () => {
+    server = await startServer();
+  });
   afterAll(async () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     removeDir(server.dataDir);

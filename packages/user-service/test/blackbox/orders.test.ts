@@ -82,11 +82,19 @@ describe('GET /api/users/<id>/orders', () => {
 
 describe('POST /api/users/<id>/orders', () => {
   it('creates a PENDING order (201) whose total is computed from the catalog prices', async () => {
-    const lines = [{ productId: 1, quantity: 2 }, { productId: 3, quantity: 1 }, { productId: 12, quantity: 3 }];
+    const lines = [
+      { productId: 1, quantity: 2 },
+      { productId: 3, quantity: 1 },
+      { productId: 12, quantity: 3 },
+    ];
     // Embedded catalog (src/domain/catalog.ts): Laptop 999.99, Mechanical Keyboard 89.50, HDMI
     // Cable 9.99, so 2 × 999.99 + 89.50 + 3 × 9.99 = 2119.45. A literal, not the service's own
     // /api/products prices, so a wrong price in the catalog or the order fails here.
-    const catalog: Record<number, [string, number]> = { 1: ['Laptop', 999.99], 3: ['Mechanical Keyboard', 89.5], 12: ['HDMI Cable 2 m', 9.99] };
+    const catalog: Record<number, [string, number]> = {
+      1: ['Laptop', 999.99],
+      3: ['Mechanical Keyboard', 89.5],
+      12: ['HDMI Cable 2 m', 9.99],
+    };
     for (const line of lines) {
       const p = await http(server.url, 'GET', `/api/products/${line.productId}`);
       expect(p.status).toBe(200);
@@ -106,7 +114,12 @@ describe('POST /api/users/<id>/orders', () => {
   });
 
   it('rejects bad bodies with 400 listing every violation (unknown product, zero quantity, no items)', async () => {
-    const bad = await place(buyer.id, { items: [{ productId: 99_999, quantity: 1 }, { productId: 1, quantity: 0 }] });
+    const bad = await place(buyer.id, {
+      items: [
+        { productId: 99_999, quantity: 1 },
+        { productId: 1, quantity: 0 },
+      ],
+    });
     expect(bad.status).toBe(400);
     const fields = (bad.json().errors as { field: string }[]).map((e) => e.field);
     expect(fields.length).toBe(2);
@@ -153,7 +166,8 @@ describe('PUT /api/users/<id>/orders/<oid>/status', () => {
       expect(r.json()).toMatchObject({ status: 409, error: 'Conflict' });
     }
     expect((await move(buyer.id, order.id, 'PROCESSING')).status).toBe(200);
-    for (const target of ['PENDING', 'PROCESSING']) expect((await move(buyer.id, order.id, target)).status, `PROCESSING -> ${target}`).toBe(409);
+    for (const target of ['PENDING', 'PROCESSING'])
+      expect((await move(buyer.id, order.id, target)).status, `PROCESSING -> ${target}`).toBe(409);
     expect((await move(buyer.id, order.id, 'COMPLETED')).status).toBe(200);
     for (const target of STATUSES) expect((await move(buyer.id, order.id, target)).status, `COMPLETED -> ${target}`).toBe(409);
     expect((await http(server.url, 'GET', `/api/users/${buyer.id}/orders/${order.id}`)).json().status).toBe('COMPLETED');
@@ -170,7 +184,7 @@ describe('PUT /api/users/<id>/orders/<oid>/status', () => {
     expect(empty.status).toBe(400);
   });
 
-  it('answers 404 for an absent user, an absent order, and another user\'s order', async () => {
+  it("answers 404 for an absent user, an absent order, and another user's order", async () => {
     const order = await freshOrder();
     expect((await move(424_242, order.id, 'PROCESSING')).status).toBe(404);
     expect((await move(buyer.id, 424_242, 'PROCESSING')).status).toBe(404);

@@ -23,14 +23,19 @@ function json(res: ServerResponse, status: number, body: string, type = 'applica
 /** The catalogue double: one product id per behaviour. */
 const BEHAVIOUR: Record<string, (res: ServerResponse) => void> = {
   '/products/1': (res) => json(res, 200, JSON.stringify({ id: 1, name: 'Upstream Laptop', price: 12.5, secret: 'not copied' })),
-  '/products/2': () => { /* never answers: headers timeout */ },
+  '/products/2': () => {
+    /* never answers: headers timeout */
+  },
   '/products/3': (res) => json(res, 200, '{"id":3,"name":'),
   '/products/4': (res) => json(res, 200, JSON.stringify({ id: 4, name: 'Big', pad: 'x'.repeat(300 * 1024) })),
   '/products/5': (res) => json(res, 404, '{"error":"nope"}'),
   '/products/6': (res) => json(res, 500, '{"error":"boom"}'),
   '/products/7': (res) => json(res, 200, JSON.stringify({ id: 99, name: 'Another product' })),
   '/products/8': (res) => json(res, 200, '<html>hi</html>', 'text/html'),
-  '/products/9': (res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"id":9,'); /* body stalls */ },
+  '/products/9': (res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"id":9,'); /* body stalls */
+  },
   '/products/10': (res) => {
     // Oversized without Content-Length: only counting the bytes can catch it.
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -47,7 +52,10 @@ function startUpstream(): Promise<Server> {
     if (behaviour === undefined) json(res, 404, '{}');
     else behaviour(res);
   });
-  server.on('connection', (s: Socket) => { sockets.add(s); s.on('close', () => sockets.delete(s)); });
+  server.on('connection', (s: Socket) => {
+    sockets.add(s);
+    s.on('close', () => sockets.delete(s));
+  });
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
 }
 

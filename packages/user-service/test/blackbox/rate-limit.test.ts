@@ -9,7 +9,9 @@ import { http, removeDir, startServer, type HttpResult, type RunningServer } fro
 
 let server: RunningServer;
 
-beforeAll(async () => { server = await startServer({ env: { RATE_LIMIT_PER_MINUTE: '5' } }); });
+beforeAll(async () => {
+  server = await startServer({ env: { RATE_LIMIT_PER_MINUTE: '5' } });
+});
 afterAll(async () => {
   expect(await server.stop('SIGTERM')).toBe(0);
   removeDir(server.dataDir);
@@ -92,7 +94,9 @@ describe('RATE_LIMIT_PER_MINUTE=5', () => {
       return health.json().users as number;
     };
     expect(await usersNow()).toBe(usersBefore + 1);
-    const post = await http(server.url, 'POST', '/api/users', { body: { email: 'limited@example.com', firstName: 'Lim', lastName: 'Ited' } });
+    const post = await http(server.url, 'POST', '/api/users', {
+      body: { email: 'limited@example.com', firstName: 'Lim', lastName: 'Ited' },
+    });
     expect(post.status).toBe(429);
     expect(await usersNow(), 'after the limited POST').toBe(usersBefore + 1);
     expect((await http(server.url, 'DELETE', '/api/users/2')).status).toBe(429);

@@ -3,7 +3,9 @@ import { http, removeDir, startServer, waitForLine, type RunningServer } from '.
 
 describe('the real server (smoke)', () => {
   let server: RunningServer;
-  beforeAll(async () => { server = await startServer(); });
+  beforeAll(async () => {
+    server = await startServer();
+  });
   afterAll(async () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     removeDir(server.dataDir);

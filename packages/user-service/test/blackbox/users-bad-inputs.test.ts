@@ -11,7 +11,9 @@ import { http, removeDir, startServer, type HttpResult, type RunningServer } fro
 
 let server: RunningServer;
 
-beforeAll(async () => { server = await startServer(); });
+beforeAll(async () => {
+  server = await startServer();
+});
 afterAll(async () => {
   expect(await server.stop('SIGTERM')).toBe(0);
   removeDir(server.dataDir);
@@ -32,18 +34,32 @@ function expect4xx(r: HttpResult, status: number): void {
   expect(Array.isArray(body.errors)).toBe(true);
 }
 
-interface RawResult { text: string; closed: boolean; timedOut: boolean }
+interface RawResult {
+  text: string;
+  closed: boolean;
+  timedOut: boolean;
+}
 
 /** Writes raw bytes on a fresh socket; resolves when the server closes it or after `timeoutMs`. */
 function rawRequest(data: string, options: { halfClose?: boolean; timeoutMs?: number } = {}): Promise<RawResult> {
   return new Promise((resolve) => {
     const socket = connect(server.port, '127.0.0.1');
     let text = '';
-    const timer = setTimeout(() => { socket.destroy(); resolve({ text, closed: false, timedOut: true }); }, options.timeoutMs ?? 3000);
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ text, closed: false, timedOut: true });
+    }, options.timeoutMs ?? 3000);
     socket.setEncoding('latin1');
-    socket.on('data', (d: string) => { text += d; });
-    socket.on('error', () => { /* a reset counts as closed */ });
-    socket.on('close', () => { clearTimeout(timer); resolve({ text, closed: true, timedOut: false }); });
+    socket.on('data', (d: string) => {
+      text += d;
+    });
+    socket.on('error', () => {
+      /* a reset counts as closed */
+    });
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve({ text, closed: true, timedOut: false });
+    });
     if (options.halfClose === true) socket.end(data);
     else socket.write(data);
   });

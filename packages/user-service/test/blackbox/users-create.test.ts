@@ -15,7 +15,9 @@ const USER_FIELDS = ['id', 'email', 'firstName', 'lastName', 'age', 'fullName', 
 
 let server: RunningServer;
 
-beforeAll(async () => { server = await startServer(); });
+beforeAll(async () => {
+  server = await startServer();
+});
 afterAll(async () => {
   expect(await server.stop('SIGTERM')).toBe(0);
   removeDir(server.dataDir);
@@ -39,8 +41,13 @@ describe('POST /api/users', () => {
     const user = r.json();
     expectValidUser(user);
     expect(user).toMatchObject({
-      email: 'new.user@example.com', firstName: 'New', lastName: 'User', age: 42, fullName: 'New User',
-      status: 'ACTIVE', roles: ['USER'],
+      email: 'new.user@example.com',
+      firstName: 'New',
+      lastName: 'User',
+      age: 42,
+      fullName: 'New User',
+      status: 'ACTIVE',
+      roles: ['USER'],
     });
     expect(Number.isInteger(user.id) && user.id >= 1).toBe(true);
     const location = String(r.headers.location);
@@ -98,9 +105,18 @@ describe('POST /api/users', () => {
 
   it('never applies server-owned fields (id, roles, status, createdAt, updatedAt, fullName, birthDate) sent by a client', async () => {
     const r = await create({
-      email: 'sneaky@example.com', firstName: 'Sne', lastName: 'Aky',
-      id: 424242, roles: ['ADMIN'], status: 'INACTIVE', createdAt: '2000-01-01T00:00:00Z',
-      updatedAt: '2000-01-01T00:00:00Z', fullName: 'Root Admin', birthDate: '2000-01-01', kind: 'variant', name: 'X',
+      email: 'sneaky@example.com',
+      firstName: 'Sne',
+      lastName: 'Aky',
+      id: 424242,
+      roles: ['ADMIN'],
+      status: 'INACTIVE',
+      createdAt: '2000-01-01T00:00:00Z',
+      updatedAt: '2000-01-01T00:00:00Z',
+      fullName: 'Root Admin',
+      birthDate: '2000-01-01',
+      kind: 'variant',
+      name: 'X',
     });
     expect(r.status).toBe(201);
     const user = r.json();
@@ -132,7 +148,9 @@ describe('POST /api/users', () => {
 
 describe('concurrent creates', () => {
   it('give 20 distinct ids and 20 stored users', async () => {
-    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => create({ email: `many${i}@example.com`, firstName: 'Ma', lastName: `Ny${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => create({ email: `many${i}@example.com`, firstName: 'Ma', lastName: `Ny${i}` })),
+    );
     expect(results.every((r) => r.status === 201)).toBe(true);
     const ids = results.map((r) => r.json().id as number);
     expect(new Set(ids).size).toBe(20);
@@ -158,7 +176,12 @@ describe('GET /api/schema/user and the representation of seeded users', () => {
     const user = r.json();
     expectValidUser(user);
     expect(user).toMatchObject({
-      id: 1, email: 'test@example.com', firstName: 'John', lastName: 'Doe', fullName: 'John Doe', roles: ['USER'],
+      id: 1,
+      email: 'test@example.com',
+      firstName: 'John',
+      lastName: 'Doe',
+      fullName: 'John Doe',
+      roles: ['USER'],
     });
     expect(user.createdAt).toMatch(TIMESTAMP);
     expect(user.updatedAt).toMatch(TIMESTAMP);

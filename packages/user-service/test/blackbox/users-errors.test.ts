@@ -9,7 +9,9 @@ import { http, removeDir, startServer, type HttpResult, type RunningServer } fro
 
 let server: RunningServer;
 
-beforeAll(async () => { server = await startServer(); });
+beforeAll(async () => {
+  server = await startServer();
+});
 afterAll(async () => {
   expect(await server.stop('SIGTERM')).toBe(0);
   removeDir(server.dataDir);
@@ -77,9 +79,16 @@ describe('the error body on every kind of error', () => {
     expectErrorBody(await http(server.url, 'DELETE', '/api/users'), 405, 'Method Not Allowed', '/api/users');
     expectErrorBody(
       await http(server.url, 'POST', '/api/users', { headers: { 'content-type': 'text/plain' }, body: 'hello' }),
-      415, 'Unsupported Media Type', '/api/users',
+      415,
+      'Unsupported Media Type',
+      '/api/users',
     );
-    expectErrorBody(await http(server.url, 'GET', '/api/users/1', { headers: { accept: 'text/csv' } }), 406, 'Not Acceptable', '/api/users/1');
+    expectErrorBody(
+      await http(server.url, 'GET', '/api/users/1', { headers: { accept: 'text/csv' } }),
+      406,
+      'Not Acceptable',
+      '/api/users/1',
+    );
   });
 
   it('409 for a forbidden order move, 413 for an oversized body', async () => {
@@ -88,7 +97,9 @@ describe('the error body on every kind of error', () => {
     const big = JSON.stringify({ ...valid, pad: 'x'.repeat(1024 * 1024) });
     expectErrorBody(
       await http(server.url, 'POST', '/api/users', { headers: { 'content-type': 'application/json' }, body: big }),
-      413, 'Payload Too Large', '/api/users',
+      413,
+      'Payload Too Large',
+      '/api/users',
     );
   });
 
@@ -120,7 +131,10 @@ describe('X-API-Version', () => {
   });
 
   it('rejects an unsupported version before any write happens', async () => {
-    const r = await http(server.url, 'POST', '/api/users', { headers: { 'x-api-version': '2' }, body: { ...valid, email: 'v2.write@example.com' } });
+    const r = await http(server.url, 'POST', '/api/users', {
+      headers: { 'x-api-version': '2' },
+      body: { ...valid, email: 'v2.write@example.com' },
+    });
     expectErrorBody(r, 400, 'Bad Request', '/api/users');
     expect((await http(server.url, 'GET', '/api/users?email=v2.write%40example.com')).json()).toEqual([]);
   });

@@ -7,14 +7,24 @@ import { http, removeDir, startServer, type HttpResult, type RunningServer } fro
  * The server runs with rate limiting off: the 1000-item cap needs over 1000 creates.
  */
 
-interface User { id: number; email: string; firstName: string; lastName: string; age?: number }
+interface User {
+  id: number;
+  email: string;
+  firstName: string;
+  lastName: string;
+  age?: number;
+}
 
 let server: RunningServer;
 
 beforeAll(async () => {
   server = await startServer({ env: { RATE_LIMIT_PER_MINUTE: '0' } });
   // A few users with distinctive emails besides the 5 seeded ones.
-  for (const [email, firstName] of [['Mixed.Case@Example.org', 'Mixed'], ['zeta@example.org', 'Zeta'], ['alpha@example.org', 'Alpha']]) {
+  for (const [email, firstName] of [
+    ['Mixed.Case@Example.org', 'Mixed'],
+    ['zeta@example.org', 'Zeta'],
+    ['alpha@example.org', 'Alpha'],
+  ]) {
     expect((await http(server.url, 'POST', '/api/users', { body: { email, firstName, lastName: 'Lister' } })).status).toBe(201);
   }
 });
@@ -53,7 +63,9 @@ describe('GET /api/users without paging parameters', () => {
   });
 
   it('decodes a percent-encoded query value, so an address with + can be looked up', async () => {
-    const created = await http(server.url, 'POST', '/api/users', { body: { email: 'plus+tag@example.net', firstName: 'Plus', lastName: 'Tag' } });
+    const created = await http(server.url, 'POST', '/api/users', {
+      body: { email: 'plus+tag@example.net', firstName: 'Plus', lastName: 'Tag' },
+    });
     expect(created.status).toBe(201);
     const hit = (await get('/api/users?email=plus%2Btag%40example.net')).json() as User[];
     expect(hit.map((u) => u.id)).toEqual([created.json().id]);
@@ -94,7 +106,10 @@ describe('GET /api/users with page/size/sort', () => {
       expect(Array.isArray(r.json().content), q).toBe(true);
       expect(r.headers['x-total-count'], q).toBe('8');
       expect(r.json().content, q).toHaveLength(ids.length);
-      expect(r.json().content.map((u: User) => u.id), q).toEqual(ids);
+      expect(
+        r.json().content.map((u: User) => u.id),
+        q,
+      ).toEqual(ids);
     }
   });
 
@@ -159,7 +174,9 @@ describe('list limits', () => {
     const worker = async (): Promise<void> => {
       while (next < missing) {
         const i = next++;
-        const r = await http(server.url, 'POST', '/api/users', { body: { email: `bulk${i}@example.net`, firstName: 'Bulk', lastName: `N${i}` } });
+        const r = await http(server.url, 'POST', '/api/users', {
+          body: { email: `bulk${i}@example.net`, firstName: 'Bulk', lastName: `N${i}` },
+        });
         expect(r.status).toBe(201);
       }
     };

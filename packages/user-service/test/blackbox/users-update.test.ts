@@ -12,7 +12,9 @@ const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/;
 let server: RunningServer;
 let seq = 0;
 
-beforeAll(async () => { server = await startServer(); });
+beforeAll(async () => {
+  server = await startServer();
+});
 afterAll(async () => {
   expect(await server.stop('SIGTERM')).toBe(0);
   removeDir(server.dataDir);
@@ -21,7 +23,9 @@ afterAll(async () => {
 /** A fresh user with an age, for one test. */
 async function freshUser(): Promise<{ id: number; createdAt: string; [k: string]: unknown }> {
   seq++;
-  const r = await http(server.url, 'POST', '/api/users', { body: { email: `upd${seq}@example.com`, firstName: 'Orig', lastName: 'Inal', age: 30 } });
+  const r = await http(server.url, 'POST', '/api/users', {
+    body: { email: `upd${seq}@example.com`, firstName: 'Orig', lastName: 'Inal', age: 30 },
+  });
   expect(r.status).toBe(201);
   return r.json();
 }
@@ -63,8 +67,14 @@ describe('PUT /api/users/<id>', () => {
   it('ignores server-owned fields in the body (id, roles, status, createdAt, fullName)', async () => {
     const user = await freshUser();
     const r = await send('PUT', user.id, {
-      email: 'own@example.com', firstName: 'Own', lastName: 'Ed', id: 999_999, roles: ['ADMIN'], status: 'INACTIVE',
-      createdAt: '2001-01-01T00:00:00Z', fullName: 'Not Computed',
+      email: 'own@example.com',
+      firstName: 'Own',
+      lastName: 'Ed',
+      id: 999_999,
+      roles: ['ADMIN'],
+      status: 'INACTIVE',
+      createdAt: '2001-01-01T00:00:00Z',
+      fullName: 'Not Computed',
     });
     expect(r.status).toBe(200);
     expect(r.json()).toMatchObject({ id: user.id, roles: ['USER'], status: 'ACTIVE', createdAt: user.createdAt, fullName: 'Own Ed' });
@@ -91,7 +101,14 @@ describe('PATCH /api/users/<id> (JSON merge patch)', () => {
     expect(r.status).toBe(200);
     const out = r.json();
     expect(validateAgainstUserSchema(out)).toEqual([]);
-    expect(out).toMatchObject({ id: user.id, email: user.email, firstName: 'Orig', lastName: 'Patched', fullName: 'Orig Patched', age: 30 });
+    expect(out).toMatchObject({
+      id: user.id,
+      email: user.email,
+      firstName: 'Orig',
+      lastName: 'Patched',
+      fullName: 'Orig Patched',
+      age: 30,
+    });
   });
 
   it('removes age when the patch sets it to null (key absent afterwards, never null)', async () => {
@@ -122,7 +139,13 @@ describe('PATCH /api/users/<id> (JSON merge patch)', () => {
 
   it('never applies server-owned members (id, roles, status, createdAt, fullName)', async () => {
     const user = await freshUser();
-    const r = await send('PATCH', user.id, { id: 5555, roles: ['ADMIN'], status: 'INACTIVE', createdAt: '2001-01-01T00:00:00Z', fullName: 'X Y' });
+    const r = await send('PATCH', user.id, {
+      id: 5555,
+      roles: ['ADMIN'],
+      status: 'INACTIVE',
+      createdAt: '2001-01-01T00:00:00Z',
+      fullName: 'X Y',
+    });
     expect(r.status).toBe(200);
     expect(r.json()).toMatchObject({ id: user.id, roles: ['USER'], status: 'ACTIVE', createdAt: user.createdAt, fullName: 'Orig Inal' });
   });

@@ -74,7 +74,9 @@ describe('variants and the User lists', () => {
   it('keeps a variant a variant after PUT, and DELETE removes it (404 afterwards)', async () => {
     const c = await http(server.url, 'POST', '/api/users/create', { body: { name: 'Del Me', email: 'del.me@example.com' } });
     const id = c.json().id as number;
-    const put = await http(server.url, 'PUT', `/api/users/${id}`, { body: { email: 'del.me2@example.com', firstName: 'Del', lastName: 'Later' } });
+    const put = await http(server.url, 'PUT', `/api/users/${id}`, {
+      body: { email: 'del.me2@example.com', firstName: 'Del', lastName: 'Later' },
+    });
     expect(put.status).toBe(200);
     expect(put.json()).toMatchObject({ id, name: 'Del Later', email: 'del.me2@example.com' });
     const list = (await http(server.url, 'GET', '/api/users')).json() as { id: number }[];

@@ -21,7 +21,9 @@ function parseUser(r: HttpResult): Record<string, unknown> {
 describe('XML user view (black box)', () => {
   let server: RunningServer;
 
-  beforeAll(async () => { server = await startServer(); });
+  beforeAll(async () => {
+    server = await startServer();
+  });
   afterAll(async () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     removeDir(server.dataDir);
@@ -95,12 +97,17 @@ describe('XML user view (black box)', () => {
   });
 
   it('rejects control characters on PUT and PATCH too, leaving the user unchanged', async () => {
-    const created = await http(server.url, 'POST', '/api/users', { body: { email: 'xml.ctl@example.com', firstName: 'Clean', lastName: 'Name' } });
+    const created = await http(server.url, 'POST', '/api/users', {
+      body: { email: 'xml.ctl@example.com', firstName: 'Clean', lastName: 'Name' },
+    });
     const { id } = created.json<{ id: number }>();
-    const put = await http(server.url, 'PUT', `/api/users/${id}`, { body: { email: 'xml.ctl@example.com', firstName: 'Clean', lastName: 'Na\u0001me' } });
+    const put = await http(server.url, 'PUT', `/api/users/${id}`, {
+      body: { email: 'xml.ctl@example.com', firstName: 'Clean', lastName: 'Na\u0001me' },
+    });
     expect(put.status).toBe(400);
     const patch = await http(server.url, 'PATCH', `/api/users/${id}`, {
-      headers: { 'content-type': 'application/merge-patch+json' }, body: JSON.stringify({ firstName: 'Bad\u0008' }),
+      headers: { 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ firstName: 'Bad\u0008' }),
     });
     expect(patch.status).toBe(400);
     const r = await http(server.url, 'GET', `/api/xml/users/${id}`, { headers: XML });

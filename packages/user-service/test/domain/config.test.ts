@@ -2,9 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  CONFIG_DOCS, ConfigError, loadConfig, nodeConfigFs, redactConfig, type ConfigFs,
-} from '../../src/domain/config.js';
+import { CONFIG_DOCS, ConfigError, loadConfig, nodeConfigFs, redactConfig, type ConfigFs } from '../../src/domain/config.js';
 
 let dir: string;
 beforeEach(async () => {
@@ -35,11 +33,25 @@ describe('loadConfig defaults', () => {
   it('applies the documented development defaults', async () => {
     const config = await loadConfig({ DATA_DIR: dir });
     expect(config).toMatchObject({
-      production: false, port: 8080, host: '127.0.0.1', dataDir: dir, adminUsername: 'admin', adminPassword: 'password',
-      apiKeys: ['test-api-key-123'], tokenTtlSeconds: 3600, rateLimitPerMinute: 600, seed: 'demo', storage: 'journal',
-      productCatalogUrl: undefined, uploadMaxBytes: 10 * 1024 * 1024, uploadMaxFiles: 1, bodyLimitBytes: 1024 * 1024,
+      production: false,
+      port: 8080,
+      host: '127.0.0.1',
+      dataDir: dir,
+      adminUsername: 'admin',
+      adminPassword: 'password',
+      apiKeys: ['test-api-key-123'],
+      tokenTtlSeconds: 3600,
+      rateLimitPerMinute: 600,
+      seed: 'demo',
+      storage: 'journal',
+      productCatalogUrl: undefined,
+      uploadMaxBytes: 10 * 1024 * 1024,
+      uploadMaxFiles: 1,
+      bodyLimitBytes: 1024 * 1024,
       cors: { origin: '*', methods: 'GET, POST, PUT, DELETE', headers: 'X-API-Key, Content-Type' },
-      shutdownDeadlineMs: 10_000, logRequests: true, tokenSecretSource: 'generated',
+      shutdownDeadlineMs: 10_000,
+      logRequests: true,
+      tokenSecretSource: 'generated',
     });
     expect(config.devDefaults).toEqual(['ADMIN_PASSWORD', 'API_KEYS', 'TOKEN_SECRET']);
     expect(Object.isFrozen(config)).toBe(true);
@@ -62,13 +74,30 @@ describe('loadConfig defaults', () => {
 
   it('parses overrides', async () => {
     const config = await loadConfig({
-      DATA_DIR: dir, PORT: ' 0 ', HOST: '0.0.0.0', API_KEYS: ' k1 , k2,,', TOKEN_SECRET: 's'.repeat(32), SEED: 'none',
-      STORAGE: 'memory', PRODUCT_CATALOG_URL: 'http://127.0.0.1:9000/catalog', RATE_LIMIT_PER_MINUTE: '0',
-      LOG_REQUESTS: 'No', CORS_ORIGIN: 'https://app.example', ADMIN_PASSWORD: ' spaced pass ', PORT_UNUSED: 'x',
+      DATA_DIR: dir,
+      PORT: ' 0 ',
+      HOST: '0.0.0.0',
+      API_KEYS: ' k1 , k2,,',
+      TOKEN_SECRET: 's'.repeat(32),
+      SEED: 'none',
+      STORAGE: 'memory',
+      PRODUCT_CATALOG_URL: 'http://127.0.0.1:9000/catalog',
+      RATE_LIMIT_PER_MINUTE: '0',
+      LOG_REQUESTS: 'No',
+      CORS_ORIGIN: 'https://app.example',
+      ADMIN_PASSWORD: ' spaced pass ',
+      PORT_UNUSED: 'x',
     });
     expect(config).toMatchObject({
-      port: 0, host: '0.0.0.0', apiKeys: ['k1', 'k2'], seed: 'none', storage: 'memory', rateLimitPerMinute: 0,
-      productCatalogUrl: 'http://127.0.0.1:9000/catalog', logRequests: false, tokenSecretSource: 'env',
+      port: 0,
+      host: '0.0.0.0',
+      apiKeys: ['k1', 'k2'],
+      seed: 'none',
+      storage: 'memory',
+      rateLimitPerMinute: 0,
+      productCatalogUrl: 'http://127.0.0.1:9000/catalog',
+      logRequests: false,
+      tokenSecretSource: 'env',
       adminPassword: ' spaced pass ',
     });
     expect(config.cors.origin).toBe('https://app.example');
@@ -83,13 +112,29 @@ describe('loadConfig defaults', () => {
 
 describe('loadConfig validation', () => {
   it.each([
-    ['PORT', 'abc'], ['PORT', '65536'], ['PORT', '-1'], ['PORT', '80.5'], ['PORT', '1e3'],
-    ['TOKEN_TTL_SECONDS', '0'], ['RATE_LIMIT_PER_MINUTE', '10k'], ['UPLOAD_MAX_BYTES', '0'],
-    ['UPLOAD_MAX_FILES', '101'], ['BODY_LIMIT_BYTES', '9'.repeat(20)], ['SHUTDOWN_DEADLINE_MS', 'soon'],
-    ['LOG_REQUESTS', 'maybe'], ['SEED', 'lots'], ['STORAGE', 'postgres'], ['PRODUCT_CATALOG_URL', 'ftp://x'],
-    ['PRODUCT_CATALOG_URL', 'not a url'], ['PRODUCT_CATALOG_URL', 'http://x/?a=1'], ['HOST', 'a b'],
-    ['ADMIN_USERNAME', 'ad:min'], ['ADMIN_PASSWORD', 'pass\nword'], ['API_KEYS', 'good, bad key'],
-    ['TOKEN_SECRET', 'too-short'], ['CORS_ORIGIN', '*\r\nSet-Cookie: x=1'],
+    ['PORT', 'abc'],
+    ['PORT', '65536'],
+    ['PORT', '-1'],
+    ['PORT', '80.5'],
+    ['PORT', '1e3'],
+    ['TOKEN_TTL_SECONDS', '0'],
+    ['RATE_LIMIT_PER_MINUTE', '10k'],
+    ['UPLOAD_MAX_BYTES', '0'],
+    ['UPLOAD_MAX_FILES', '101'],
+    ['BODY_LIMIT_BYTES', '9'.repeat(20)],
+    ['SHUTDOWN_DEADLINE_MS', 'soon'],
+    ['LOG_REQUESTS', 'maybe'],
+    ['SEED', 'lots'],
+    ['STORAGE', 'postgres'],
+    ['PRODUCT_CATALOG_URL', 'ftp://x'],
+    ['PRODUCT_CATALOG_URL', 'not a url'],
+    ['PRODUCT_CATALOG_URL', 'http://x/?a=1'],
+    ['HOST', 'a b'],
+    ['ADMIN_USERNAME', 'ad:min'],
+    ['ADMIN_PASSWORD', 'pass\nword'],
+    ['API_KEYS', 'good, bad key'],
+    ['TOKEN_SECRET', 'too-short'],
+    ['CORS_ORIGIN', '*\r\nSet-Cookie: x=1'],
   ])('names %s in the error for %j', async (name, value) => {
     const error = await configError({ DATA_DIR: dir, [name]: value });
     expect(error.variables).toEqual([name]);
@@ -147,13 +192,15 @@ describe('development token secret', () => {
     expect(error.variables).toEqual(['TOKEN_SECRET']);
   });
 
-  it('uses the other process\'s secret when it loses the creation race', async () => {
+  it("uses the other process's secret when it loses the creation race", async () => {
     const winner = 'ab'.repeat(32);
     let reads = 0;
     const racing: ConfigFs = {
       ...nodeConfigFs,
       readFile: async () => (reads++ === 0 ? undefined : `${winner}\n`),
-      writeFile: async () => { throw Object.assign(new Error('exists'), { code: 'EEXIST' }); },
+      writeFile: async () => {
+        throw Object.assign(new Error('exists'), { code: 'EEXIST' });
+      },
     };
     const config = await loadConfig({ DATA_DIR: dir }, racing);
     expect(config.tokenSecret.toString('hex')).toBe(winner);

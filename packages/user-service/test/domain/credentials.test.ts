@@ -1,8 +1,6 @@
 import { scrypt } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import {
-  ApiKeyVerifier, BasicAuthenticator, parseBasicCredentials, type ScryptParams,
-} from '../../src/domain/credentials.js';
+import { ApiKeyVerifier, BasicAuthenticator, parseBasicCredentials, type ScryptParams } from '../../src/domain/credentials.js';
 
 // Spy on scrypt (still the real one) to prove which attempts pay for a hash.
 vi.mock('node:crypto', async (importOriginal) => {
@@ -22,8 +20,10 @@ describe('parseBasicCredentials', () => {
   });
 
   it('accepts the scheme in any case and UTF-8 credentials (RFC 7617 charset)', () => {
-    expect(parseBasicCredentials(`bAsIc ${Buffer.from('ädmin:pässword').toString('base64')}`))
-      .toEqual({ username: 'ädmin', password: 'pässword' });
+    expect(parseBasicCredentials(`bAsIc ${Buffer.from('ädmin:pässword').toString('base64')}`)).toEqual({
+      username: 'ädmin',
+      password: 'pässword',
+    });
   });
 
   it.each([
@@ -58,8 +58,17 @@ describe('BasicAuthenticator', () => {
   it('refuses wrong, partial and differently sized credentials without throwing', async () => {
     const auth = await BasicAuthenticator.create('admin', 'password', { scrypt: FAST });
     const wrong: [unknown, unknown][] = [
-      ['admin', 'passwordx'], ['admin', 'passwor'], ['admin', ''], ['Admin', 'password'], ['admin ', 'password'],
-      ['', ''], ['root', 'password'], ['admin', 'x'.repeat(2000)], [undefined, 'password'], ['admin', 42], [{}, []],
+      ['admin', 'passwordx'],
+      ['admin', 'passwor'],
+      ['admin', ''],
+      ['Admin', 'password'],
+      ['admin ', 'password'],
+      ['', ''],
+      ['root', 'password'],
+      ['admin', 'x'.repeat(2000)],
+      [undefined, 'password'],
+      ['admin', 42],
+      [{}, []],
     ];
     for (const [user, pass] of wrong) expect(await auth.verifyLogin(user, pass)).toBeNull();
     expect(await auth.authenticate(basic('admin:wrong'))).toBeNull();
@@ -120,8 +129,12 @@ describe('ApiKeyVerifier', () => {
   });
 
   it.each([
-    ['missing', undefined], ['empty', ''], ['prefix', 'test-api-key-12'], ['longer', 'test-api-key-1234'],
-    ['case changed', 'TEST-API-KEY-123'], ['joined duplicates', 'test-api-key-123, test-api-key-123'],
+    ['missing', undefined],
+    ['empty', ''],
+    ['prefix', 'test-api-key-12'],
+    ['longer', 'test-api-key-1234'],
+    ['case changed', 'TEST-API-KEY-123'],
+    ['joined duplicates', 'test-api-key-123, test-api-key-123'],
     ['oversized', 'k'.repeat(10_000)],
   ])('refuses a %s key without throwing', (_, key) => {
     expect(verifier.authenticate(key)).toBeNull();

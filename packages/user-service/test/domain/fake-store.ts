@@ -80,7 +80,12 @@ export function manualClock(start = Date.UTC(2024, 0, 15, 10, 30, 0, 250)): {
   advance: (seconds: number) => void;
 } {
   let now = start;
-  return { clock: () => new Date(now), advance: (seconds) => { now += seconds * 1000; } };
+  return {
+    clock: () => new Date(now),
+    advance: (seconds) => {
+      now += seconds * 1000;
+    },
+  };
 }
 
 /** The error a sync call throws (fails the test when it does not throw). */

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  contentDisposition, normalizeMediaType, parseFileId, parseRecordId, sanitizeFilename, sanitizeText,
+  contentDisposition,
+  normalizeMediaType,
+  parseFileId,
+  parseRecordId,
+  sanitizeFilename,
+  sanitizeText,
 } from '../../src/domain/files-metadata.js';
 
 describe('sanitizeFilename', () => {
@@ -84,8 +89,22 @@ describe('parseRecordId / parseFileId', () => {
     expect(parseRecordId(12)).toBe(12);
   });
 
-  it.each(['', '0', '-1', '+1', '1e3', '1.5', '0x10', ' 1', '1/../2', '../../etc/passwd', '%31', '9007199254740992',
-    '12345678901234567', '١'])('rejects %j', (raw) => {
+  it.each([
+    '',
+    '0',
+    '-1',
+    '+1',
+    '1e3',
+    '1.5',
+    '0x10',
+    ' 1',
+    '1/../2',
+    '../../etc/passwd',
+    '%31',
+    '9007199254740992',
+    '12345678901234567',
+    '١',
+  ])('rejects %j', (raw) => {
     expect(parseRecordId(raw)).toBeUndefined();
     expect(() => parseFileId(raw)).toThrow(expect.objectContaining({ status: 404, code: 'FILE_NOT_FOUND' }));
   });

@@ -8,7 +8,14 @@ import { downloadHeaders, FileStore, type FileStoreOptions } from '../../src/dom
 import { JournalRecordStore, MemoryRecordStore } from '../../src/storage/index.js';
 import { useTempDirs } from '../storage/temp-dirs.js';
 import {
-  binaryContent, bodyStream, expectHttpError, fieldPart, filePart, multipartBody, multipartHeaders, storedFiles,
+  binaryContent,
+  bodyStream,
+  expectHttpError,
+  fieldPart,
+  filePart,
+  multipartBody,
+  multipartHeaders,
+  storedFiles,
 } from './uploads-multipart.js';
 
 const tempDir = useTempDirs('files-test');
@@ -31,7 +38,11 @@ describe('FileStore.upload: success', () => {
     const body = multipartBody([fieldPart('description', 'quarterly report'), filePart(content, 'report.pdf', 'application/pdf')]);
     const record = await files.upload(bodyStream(body), multipartHeaders(body));
     expect(record).toMatchObject({
-      id: 1, filename: 'report.pdf', size: content.length, contentType: 'application/pdf', description: 'quarterly report',
+      id: 1,
+      filename: 'report.pdf',
+      size: content.length,
+      contentType: 'application/pdf',
+      description: 'quarterly report',
     });
     expect(record.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
     expect(store.get('files', 1)).toEqual(record);
@@ -76,7 +87,9 @@ describe('FileStore.upload: success', () => {
   it('keeps a valid part media type and ignores unknown fields and files', async () => {
     const { files } = await setup({ maxFiles: 2 });
     const body = multipartBody([
-      fieldPart('other', 'x'), filePart('ignored', 'a.txt', 'text/plain', 'attachment'), filePart('PNG', 'p.png', 'IMAGE/PNG'),
+      fieldPart('other', 'x'),
+      filePart('ignored', 'a.txt', 'text/plain', 'attachment'),
+      filePart('PNG', 'p.png', 'IMAGE/PNG'),
     ]);
     const record = await files.upload(bodyStream(body), multipartHeaders());
     expect(record).toMatchObject({ filename: 'p.png', contentType: 'image/png', size: 3 });
@@ -223,8 +236,23 @@ describe('FileStore.upload: rejected requests leave no file behind', () => {
 });
 
 describe('FileStore.open and get', () => {
-  const hostile = ['../../etc/passwd', '1/../2', '%2e%2e', '..', '1e3', '-1', '0', '0x1', ' 1', '1 ', '1.0',
-    '99999999999999999999', '9007199254740993', '', 'abc'];
+  const hostile = [
+    '../../etc/passwd',
+    '1/../2',
+    '%2e%2e',
+    '..',
+    '1e3',
+    '-1',
+    '0',
+    '0x1',
+    ' 1',
+    '1 ',
+    '1.0',
+    '99999999999999999999',
+    '9007199254740993',
+    '',
+    'abc',
+  ];
   it.each(hostile)('answers 404 for the id %j', async (id) => {
     const { files } = await setup();
     const body = multipartBody([filePart('x')]);

@@ -35,7 +35,9 @@ async function setup(options: Partial<JobServiceOptions> = {}) {
 /** A promise with its resolver, to hold an item in flight. */
 function gate() {
   let open!: () => void;
-  const opened = new Promise<void>((resolve) => { open = resolve; });
+  const opened = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   return { opened, open };
 }
 
@@ -50,7 +52,10 @@ describe('JobService lifecycle', () => {
     await jobs.whenIdle();
     const done = jobs.get(job.id);
     expect(done).toMatchObject({
-      status: 'COMPLETED', total: 3, processed: 3, created: [1, 2],
+      status: 'COMPLETED',
+      total: 3,
+      processed: 3,
+      created: [1, 2],
       failed: [{ index: 1, errors: [{ field: 'email', message: 'is required' }] }],
     });
     expect(done.completedAt).toBeDefined();
@@ -180,7 +185,11 @@ describe('JobService.recover', () => {
     await store.open();
     const base = { processed: 0, created: [], failed: [], submittedAt: '2024-01-01T00:00:00.000Z' };
     await store.commit([
-      { op: 'put', collection: 'jobs', record: { id: store.allocateId('jobs'), status: 'RUNNING', total: 2, ...base, processed: 1, created: [9] } },
+      {
+        op: 'put',
+        collection: 'jobs',
+        record: { id: store.allocateId('jobs'), status: 'RUNNING', total: 2, ...base, processed: 1, created: [9] },
+      },
       { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id: 1, items: [{ email: 'a@x.io' }, { email: 'b@x.io' }] } },
       { op: 'put', collection: 'jobs', record: { id: store.allocateId('jobs'), status: 'PENDING', total: 1, ...base } },
       { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id: 2, items: [{ email: 'c@x.io' }] } },
@@ -206,7 +215,11 @@ describe('JobService.recover', () => {
     const before = new JobService({
       store: first,
       onError: () => undefined,
-      createUser: async () => { calls++; await held.opened; return { id: 1 }; },
+      createUser: async () => {
+        calls++;
+        await held.opened;
+        return { id: 1 };
+      },
     });
     const job = await before.submit([{ email: 'a@x.io' }]);
     const deadline = Date.now() + 5000;

@@ -5,7 +5,11 @@ import { text } from 'node:stream/consumers';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
-  largeDataItem, largeDataStream, MAX_LARGE_DATA_COUNT, parseLargeDataCount, type LargeDataStream,
+  largeDataItem,
+  largeDataStream,
+  MAX_LARGE_DATA_COUNT,
+  parseLargeDataCount,
+  type LargeDataStream,
 } from '../../src/domain/large-data.js';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));

@@ -30,7 +30,13 @@ const product = (id: number, price: number): Product => ({ id, name: `P${id}`, p
 describe('OrderService.createForUser', () => {
   it('creates a PENDING order priced from the catalog, totals summed in cents', async () => {
     const { orders, userId } = await withUser();
-    const order = await orders.createForUser(userId, { items: [{ productId: 1, quantity: 3 }, { productId: 2, quantity: 1 }], extra: 1 });
+    const order = await orders.createForUser(userId, {
+      items: [
+        { productId: 1, quantity: 3 },
+        { productId: 2, quantity: 1 },
+      ],
+      extra: 1,
+    });
     expect(order).toEqual({
       id: 1,
       orderNumber: 'ORD-00000001',
@@ -49,7 +55,12 @@ describe('OrderService.createForUser', () => {
   it('sums prices that binary floating point cannot represent exactly', async () => {
     const catalog = new EmbeddedCatalog([product(1, 0.1), product(2, 0.2)]);
     const { orders, userId } = await withUser({ findProduct: catalog.lookup });
-    const order = await orders.createForUser(userId, { items: [{ productId: 1, quantity: 1 }, { productId: 2, quantity: 1 }] });
+    const order = await orders.createForUser(userId, {
+      items: [
+        { productId: 1, quantity: 1 },
+        { productId: 2, quantity: 1 },
+      ],
+    });
     expect(order.totalAmount).toBe(0.3);
     expect(JSON.stringify(order.totalAmount)).toBe('0.3');
   });
@@ -62,34 +73,42 @@ describe('OrderService.createForUser', () => {
 
   it('lists every violation, unknown products included, in one 400', async () => {
     const { orders, userId, store } = await withUser();
-    const error = await rejected(orders.createForUser(userId, {
-      items: [
-        { productId: 999, quantity: 1 },
-        { productId: 1, quantity: 0 },
-        { productId: '2', quantity: 1001 },
-        'x',
-        { quantity: 2.5 },
-        { productId: 424242, quantity: 'many' },
-      ],
-    }));
+    const error = await rejected(
+      orders.createForUser(userId, {
+        items: [
+          { productId: 999, quantity: 1 },
+          { productId: 1, quantity: 0 },
+          { productId: '2', quantity: 1001 },
+          'x',
+          { quantity: 2.5 },
+          { productId: 424242, quantity: 'many' },
+        ],
+      }),
+    );
     expect(error.status).toBe(400);
-    expect(error.details).toEqual(expect.arrayContaining([
-      { field: 'items[0].productId', message: 'product 999 does not exist' },
-      { field: 'items[1].quantity', message: 'must be between 1 and 1000' },
-      { field: 'items[2].productId', message: 'must be an integer' },
-      { field: 'items[2].quantity', message: 'must be between 1 and 1000' },
-      { field: 'items[3]', message: 'must be a JSON object' },
-      { field: 'items[4].productId', message: 'is required' },
-      { field: 'items[4].quantity', message: 'must be an integer' },
-      { field: 'items[5].productId', message: 'product 424242 does not exist' },
-      { field: 'items[5].quantity', message: 'must be an integer' },
-    ]));
+    expect(error.details).toEqual(
+      expect.arrayContaining([
+        { field: 'items[0].productId', message: 'product 999 does not exist' },
+        { field: 'items[1].quantity', message: 'must be between 1 and 1000' },
+        { field: 'items[2].productId', message: 'must be an integer' },
+        { field: 'items[2].quantity', message: 'must be between 1 and 1000' },
+        { field: 'items[3]', message: 'must be a JSON object' },
+        { field: 'items[4].productId', message: 'is required' },
+        { field: 'items[4].quantity', message: 'must be an integer' },
+        { field: 'items[5].productId', message: 'product 424242 does not exist' },
+        { field: 'items[5].quantity', message: 'must be an integer' },
+      ]),
+    );
     expect((error.details as unknown[]).length).toBe(9);
     expect(store.size('orders')).toBe(0);
   });
 
   it.each([
-    [null, ['body']], [[], ['body']], [{}, ['items']], [{ items: [] }, ['items']], [{ items: {} }, ['items']],
+    [null, ['body']],
+    [[], ['body']],
+    [{}, ['items']],
+    [{ items: [] }, ['items']],
+    [{ items: {} }, ['items']],
     [{ items: Array.from({ length: MAX_ORDER_ITEMS + 1 }, () => ({ productId: 1, quantity: 1 })) }, ['items']],
   ])('rejects the body %j', async (body, fields) => {
     const { orders, userId } = await withUser();
@@ -99,7 +118,9 @@ describe('OrderService.createForUser', () => {
   it('accepts quantity 1000 and rejects 1001', async () => {
     const { orders, userId } = await withUser();
     expect((await orders.createForUser(userId, { items: [{ productId: 12, quantity: 1000 }] })).totalAmount).toBe(9990);
-    expect(fieldsOf(await rejected(orders.createForUser(userId, { items: [{ productId: 12, quantity: 1001 }] })))).toEqual(['items[0].quantity']);
+    expect(fieldsOf(await rejected(orders.createForUser(userId, { items: [{ productId: 12, quantity: 1001 }] })))).toEqual([
+      'items[0].quantity',
+    ]);
   });
 
   it('propagates upstream lookup failures and refuses malformed upstream prices (502)', async () => {
@@ -121,7 +142,7 @@ describe('OrderService.createForUser', () => {
 });
 
 describe('OrderService.listForUser / getForUser', () => {
-  it('lists only that user\'s orders, ascending; 404 for absent or deleted users', async () => {
+  it("lists only that user's orders, ascending; 404 for absent or deleted users", async () => {
     const { orders, users, userId } = await withUser();
     const other = await users.create({ email: 'o@example.com', firstName: 'Ot', lastName: 'Her' });
     const a = await orders.createForUser(userId, { items: [{ productId: 1, quantity: 1 }] });

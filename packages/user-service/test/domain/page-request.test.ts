@@ -6,9 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '@jaxrs-node/pipeline';
 import { createRequestContext } from '@jaxrs-node/pipeline/testing';
-import {
-  isPageRequest, normalizePageRequest, parsePageQuery, type PageRequest, type PageRequestInput,
-} from '../../src/domain/paging.js';
+import { isPageRequest, normalizePageRequest, parsePageQuery, type PageRequest, type PageRequestInput } from '../../src/domain/paging.js';
 import { UserService } from '../../src/domain/users.js';
 import { serviceErrorBody } from '../../src/http/error-body.js';
 import { FakeRecordStore, fieldsOf, thrown } from './fake-store.js';
@@ -28,7 +26,9 @@ describe('validated page requests', () => {
       expect(Object.isFrozen(request)).toBe(true);
       expect(Object.isFrozen(request.sort)).toBe(true);
       // Frozen, so a validated request can not be turned into an invalid one after the check.
-      expect(() => { (request as { size: number }).size = 5000; }).toThrow(TypeError);
+      expect(() => {
+        (request as { size: number }).size = 5000;
+      }).toThrow(TypeError);
       expect(request).toEqual({ page: 0, size: 5, sort: { field: 'age', direction: 'desc' } });
     }
   });
@@ -52,9 +52,18 @@ describe('validated page requests', () => {
     const users = await fiveUsers();
     for (const [query, input] of [
       [{}, {}],
-      [{ page: '1', size: '2', sort: 'lastName,desc' }, { page: 1, size: 2, sort: 'lastName,desc' }],
-      [{ size: '3', sort: 'email' }, { size: 3, sort: { field: 'email', direction: 'asc' } }],
-      [{ page: '0', size: '2', sort: 'id,DESC' }, { size: 2, sort: 'id,desc' }],
+      [
+        { page: '1', size: '2', sort: 'lastName,desc' },
+        { page: 1, size: 2, sort: 'lastName,desc' },
+      ],
+      [
+        { size: '3', sort: 'email' },
+        { size: 3, sort: { field: 'email', direction: 'asc' } },
+      ],
+      [
+        { page: '0', size: '2', sort: 'id,DESC' },
+        { size: 2, sort: 'id,desc' },
+      ],
     ] as const) {
       expect(users.page(parsePageQuery(query))).toEqual(users.page(input as PageRequestInput));
     }

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { selectSmallest, selectWindow } from '../../src/domain/paging-select.js';
 import {
-  MAX_PAGE_INDEX, normalizePageRequest, parsePageQuery, USER_SORT_FIELDS, userComparator, type SortSpec,
+  MAX_PAGE_INDEX,
+  normalizePageRequest,
+  parsePageQuery,
+  USER_SORT_FIELDS,
+  userComparator,
+  type SortSpec,
 } from '../../src/domain/paging.js';
 import type { UserRepresentation } from '../../src/domain/users-representation.js';
 import { UserService } from '../../src/domain/users.js';
@@ -14,7 +19,9 @@ describe('parsePageQuery', () => {
 
   it('parses page, size and every sort field in both directions (direction optional, any case)', () => {
     expect(parsePageQuery({ page: '3', size: '1000', sort: 'lastName,desc' })).toEqual({
-      page: 3, size: 1000, sort: { field: 'lastName', direction: 'desc' },
+      page: 3,
+      size: 1000,
+      sort: { field: 'lastName', direction: 'desc' },
     });
     for (const field of USER_SORT_FIELDS) {
       expect(parsePageQuery({ sort: field }).sort).toEqual({ field, direction: 'asc' });
@@ -25,12 +32,26 @@ describe('parsePageQuery', () => {
   });
 
   it.each([
-    [{ page: '-1' }, ['page']], [{ page: '1.5' }, ['page']], [{ page: 'abc' }, ['page']], [{ page: '' }, ['page']],
-    [{ page: ' 1' }, ['page']], [{ page: '1e3' }, ['page']], [{ page: '0x10' }, ['page']], [{ page: '2147483648' }, ['page']],
+    [{ page: '-1' }, ['page']],
+    [{ page: '1.5' }, ['page']],
+    [{ page: 'abc' }, ['page']],
+    [{ page: '' }, ['page']],
+    [{ page: ' 1' }, ['page']],
+    [{ page: '1e3' }, ['page']],
+    [{ page: '0x10' }, ['page']],
+    [{ page: '2147483648' }, ['page']],
     [{ page: '99999999999999999999' }, ['page']],
-    [{ size: '0' }, ['size']], [{ size: '1001' }, ['size']], [{ size: '-5' }, ['size']], [{ size: 'ten' }, ['size']],
-    [{ sort: 'password' }, ['sort']], [{ sort: 'id,up' }, ['sort']], [{ sort: 'id,asc,x' }, ['sort']], [{ sort: '' }, ['sort']],
-    [{ sort: 'fullName,asc' }, ['sort']], [{ sort: 'ID' }, ['sort']], [{ sort: 'id,' }, ['sort']],
+    [{ size: '0' }, ['size']],
+    [{ size: '1001' }, ['size']],
+    [{ size: '-5' }, ['size']],
+    [{ size: 'ten' }, ['size']],
+    [{ sort: 'password' }, ['sort']],
+    [{ sort: 'id,up' }, ['sort']],
+    [{ sort: 'id,asc,x' }, ['sort']],
+    [{ sort: '' }, ['sort']],
+    [{ sort: 'fullName,asc' }, ['sort']],
+    [{ sort: 'ID' }, ['sort']],
+    [{ sort: 'id,' }, ['sort']],
     [{ page: '-1', size: '0', sort: 'nope' }, ['page', 'size', 'sort']],
   ])('rejects %j with a violation naming %j', (raw, expected) => {
     const error = thrown(() => parsePageQuery(raw));
@@ -42,18 +63,21 @@ describe('parsePageQuery', () => {
 describe('normalizePageRequest', () => {
   it('fills defaults and accepts a SortSpec or a string', () => {
     expect(normalizePageRequest({ size: 5, sort: { field: 'age', direction: 'desc' } })).toEqual({
-      page: 0, size: 5, sort: { field: 'age', direction: 'desc' },
+      page: 0,
+      size: 5,
+      sort: { field: 'age', direction: 'desc' },
     });
     expect(normalizePageRequest({ sort: 'email' }).sort).toEqual({ field: 'email', direction: 'asc' });
   });
 
-  it.each([{ page: -1 }, { page: 0.5 }, { page: Number.NaN }, { size: 0 }, { size: 1001 }, { size: Infinity }])(
-    'rejects %j', (input) => {
-      expect(thrown(() => normalizePageRequest(input)).status).toBe(400);
-    });
+  it.each([{ page: -1 }, { page: 0.5 }, { page: Number.NaN }, { size: 0 }, { size: 1001 }, { size: Infinity }])('rejects %j', (input) => {
+    expect(thrown(() => normalizePageRequest(input)).status).toBe(400);
+  });
 
   it('rejects a SortSpec with an unknown field', () => {
-    expect(fieldsOf(thrown(() => normalizePageRequest({ sort: { field: 'x', direction: 'asc' } as unknown as SortSpec })))).toEqual(['sort']);
+    expect(fieldsOf(thrown(() => normalizePageRequest({ sort: { field: 'x', direction: 'asc' } as unknown as SortSpec })))).toEqual([
+      'sort',
+    ]);
   });
 });
 
@@ -98,7 +122,12 @@ async function populated(count: number, heapWindowLimit?: number): Promise<UserS
     const pick = (): string => names[Math.floor(next() * names.length)] as string;
     const age = next() < 0.3 ? null : 18 + Math.floor(next() * 10); // many ties and missing ages
     if (next() < 0.5) time.advance(1); // many equal timestamps
-    await users.create({ email: `${pick().toLowerCase()}${Math.floor(next() * 20)}@example.com`, firstName: pick(), lastName: pick(), age });
+    await users.create({
+      email: `${pick().toLowerCase()}${Math.floor(next() * 20)}@example.com`,
+      firstName: pick(),
+      lastName: pick(),
+      age,
+    });
     if (i % 10 === 0) await users.createVariant({ name: `${pick()} Variant`, email: 'variant@example.com' });
   }
   // Delete some and patch some so ids have gaps and updatedAt differs from createdAt.
@@ -115,7 +144,9 @@ function referenceOrder(all: UserRepresentation[], sort: SortSpec): number[] {
 
 describe('UserService.page', () => {
   it.each([
-    ['bounded heap only', undefined], ['cached full sort for k > 8', 8], ['cached full sort always', 0],
+    ['bounded heap only', undefined],
+    ['cached full sort for k > 8', 8],
+    ['cached full sort always', 0],
   ])('matches a full sort for every field, direction, size and page (incl. past the end): %s', async (_name, limit) => {
     const users = await populated(150, limit);
     const all = users.page({ size: 1000 }).content;

@@ -49,7 +49,12 @@ describe('RateLimiter', () => {
       return limiter;
     };
     let checked = 0;
-    for (const [limit, spread] of [[5, 0], [10, 40_000], [7, 59_000], [1, 0]] as const) {
+    for (const [limit, spread] of [
+      [5, 0],
+      [10, 40_000],
+      [7, 59_000],
+      [1, 0],
+    ] as const) {
       for (const probe of [T0 + spread + 1, T0 + MINUTE + 5_000, T0 + MINUTE + 30_000]) {
         const denied = filled(limit, spread).take('k', probe);
         if (denied.allowed) continue;

@@ -4,8 +4,25 @@ import { parseRecordId as parseViaFilesMetadata } from '../../src/domain/files-m
 import { parseRecordId } from '../../src/domain/record-id.js';
 import { isRecordId } from '../../src/storage/record-codec.js';
 
-const BAD = ['', '0', '-1', '+1', '1e3', '1.5', '0x10', ' 1', '1 ', '1/../2', '../../etc/passwd', '%31', 'abc',
-  '9007199254740992', '12345678901234567', '99999999999999999999', '١'];
+const BAD = [
+  '',
+  '0',
+  '-1',
+  '+1',
+  '1e3',
+  '1.5',
+  '0x10',
+  ' 1',
+  '1 ',
+  '1/../2',
+  '../../etc/passwd',
+  '%31',
+  'abc',
+  '9007199254740992',
+  '12345678901234567',
+  '99999999999999999999',
+  '١',
+];
 
 describe('parseRecordId', () => {
   it('is the same function files-metadata.ts exports', () => {

@@ -17,8 +17,17 @@ function servicesOver(store: RecordStore) {
 async function checkDemoData(store: RecordStore): Promise<void> {
   const { users, orders } = servicesOver(store);
   expect(users.get(1)).toEqual({
-    id: 1, email: 'test@example.com', firstName: 'John', lastName: 'Doe', age: 30, fullName: 'John Doe', status: 'ACTIVE',
-    roles: ['USER'], createdAt: '2024-01-15T10:30:00Z', updatedAt: '2024-01-15T10:30:00Z', birthDate: '1994-05-15',
+    id: 1,
+    email: 'test@example.com',
+    firstName: 'John',
+    lastName: 'Doe',
+    age: 30,
+    fullName: 'John Doe',
+    status: 'ACTIVE',
+    roles: ['USER'],
+    createdAt: '2024-01-15T10:30:00Z',
+    updatedAt: '2024-01-15T10:30:00Z',
+    birthDate: '1994-05-15',
   });
   expect(users.list()).toHaveLength(5);
   for (const user of users.list()) expect(validateAgainstUserSchema(user)).toEqual([]);
@@ -59,7 +68,11 @@ describe('seedDemoData', () => {
     const store = new FakeRecordStore();
     const seen: number[] = [];
     await seedDemoData(store, manualClock().clock, {
-      extraSeeders: [async (context: SeedContext) => { seen.push(context.users.count(), context.orders.listForUser(1).length); }],
+      extraSeeders: [
+        async (context: SeedContext) => {
+          seen.push(context.users.count(), context.orders.listForUser(1).length);
+        },
+      ],
     });
     expect(seen).toEqual([5, 2]);
   });

@@ -71,7 +71,9 @@ export async function storedFiles(dir: string): Promise<string[]> {
 /** Asserts `promise` rejects with an HTTP error of `status` (and `code` when given). */
 export async function expectHttpError(promise: Promise<unknown>, status: number, code?: string): Promise<void> {
   const error: unknown = await promise.then(
-    () => { throw new Error(`expected HTTP ${status}, got success`); },
+    () => {
+      throw new Error(`expected HTTP ${status}, got success`);
+    },
     (e: unknown) => e,
   );
   expect(error).toMatchObject(code === undefined ? { status } : { status, code });

@@ -2,24 +2,39 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
-  BadGatewayError, BadRequestError, GatewayTimeoutError, ServiceUnavailableError, type WebApplicationError,
+  BadGatewayError,
+  BadRequestError,
+  GatewayTimeoutError,
+  ServiceUnavailableError,
+  type WebApplicationError,
 } from '@jaxrs-node/pipeline';
 import { UpstreamCatalog } from '../../src/domain/upstream.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
-const json = (body: string, extra: Record<string, string> = {}): Handler => (_, res) => {
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...extra });
-  res.end(body);
-};
+const json =
+  (body: string, extra: Record<string, string> = {}): Handler =>
+  (_, res) => {
+    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', ...extra });
+    res.end(body);
+  };
 
 /** One misbehaviour per product id. */
 const routes: Record<string, Handler> = {
   1: json('{"id":1,"name":"Widget","price":9.5,"secret":"internal","__proto__":{"admin":true}}'),
-  2: (_, res) => { res.writeHead(404, { 'content-type': 'application/json' }); res.end('{"error":"not found"}'); },
-  3: (_, res) => { res.writeHead(503); res.end('down'); },
+  2: (_, res) => {
+    res.writeHead(404, { 'content-type': 'application/json' });
+    res.end('{"error":"not found"}');
+  },
+  3: (_, res) => {
+    res.writeHead(503);
+    res.end('down');
+  },
   4: json('{"id":4,"name":'),
-  5: (_, res) => { res.writeHead(200, { 'content-type': 'text/html' }); res.end('<html>{"id":5}</html>'); },
+  5: (_, res) => {
+    res.writeHead(200, { 'content-type': 'text/html' });
+    res.end('<html>{"id":5}</html>');
+  },
   6: json(JSON.stringify({ id: 6, name: 'x'.repeat(300 * 1024) })),
   7: (_, res) => {
     // Chunked, no Content-Length: only counting catches it.
@@ -29,8 +44,13 @@ const routes: Record<string, Handler> = {
     for (let i = 0; i < 20; i++) res.write(chunk);
     res.end('"}');
   },
-  8: () => { /* never answers: slow headers */ },
-  9: (_, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.write('{"id":9,'); /* then stalls */ },
+  8: () => {
+    /* never answers: slow headers */
+  },
+  9: (_, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.write('{"id":9,'); /* then stalls */
+  },
   10: (_, res) => {
     // Trickles one byte well inside the body timeout, forever: only the overall deadline stops it.
     res.writeHead(200, { 'content-type': 'application/json' });
@@ -42,9 +62,17 @@ const routes: Record<string, Handler> = {
   13: json('{"id":13,"name":"Neg","price":-1}'),
   14: json('[{"id":14,"name":"In an array"}]'),
   15: json('{"id":15,"name":"No price"}'),
-  16: (_, res) => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(Buffer.from([0x7b, 0xff, 0x7d])); },
-  17: (_, res) => { res.writeHead(302, { location: '/products/1' }); res.end(); },
-  18: (req) => { req.socket.destroy(); },
+  16: (_, res) => {
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(Buffer.from([0x7b, 0xff, 0x7d]));
+  },
+  17: (_, res) => {
+    res.writeHead(302, { location: '/products/1' });
+    res.end();
+  },
+  18: (req) => {
+    req.socket.destroy();
+  },
   19: json('{"id":19,"name":"Str price","price":"9.50"}'),
   20: json('{"id":20,"name":"Big price","price":1e400}'),
 };
@@ -64,13 +92,20 @@ async function failure(id: number, client = catalog): Promise<WebApplicationErro
 beforeAll(async () => {
   server = createServer((req, res) => {
     const handler = routes[/^\/base\/products\/(\d+)$/.exec(req.url ?? '')?.[1] ?? ''];
-    if (handler === undefined) { res.writeHead(400); res.end(); return; }
+    if (handler === undefined) {
+      res.writeHead(400);
+      res.end();
+      return;
+    }
     handler(req, res);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   catalog = new UpstreamCatalog(`http://127.0.0.1:${port}/base/`, {
-    headersTimeoutMs: 300, bodyTimeoutMs: 300, totalTimeoutMs: 800, connectTimeoutMs: 500,
+    headersTimeoutMs: 300,
+    bodyTimeoutMs: 300,
+    totalTimeoutMs: 800,
+    connectTimeoutMs: 500,
   });
 });
 
@@ -94,9 +129,19 @@ describe('UpstreamCatalog.get', () => {
   });
 
   it.each([
-    [3, '5xx'], [4, 'truncated JSON'], [5, 'non-JSON content type'], [6, 'oversized body with Content-Length'],
-    [7, 'oversized chunked body'], [11, 'blank name'], [12, 'another id'], [13, 'negative price'],
-    [14, 'array'], [16, 'invalid UTF-8'], [17, 'redirect'], [18, 'connection dropped'], [19, 'string price'],
+    [3, '5xx'],
+    [4, 'truncated JSON'],
+    [5, 'non-JSON content type'],
+    [6, 'oversized body with Content-Length'],
+    [7, 'oversized chunked body'],
+    [11, 'blank name'],
+    [12, 'another id'],
+    [13, 'negative price'],
+    [14, 'array'],
+    [16, 'invalid UTF-8'],
+    [17, 'redirect'],
+    [18, 'connection dropped'],
+    [19, 'string price'],
     [20, 'non-finite price'],
   ])('maps product %i (%s) to 502', async (id) => {
     const error = await failure(id);

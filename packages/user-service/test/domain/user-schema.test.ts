@@ -6,8 +6,16 @@ import { UserService } from '../../src/domain/users.js';
 import { FakeRecordStore, manualClock } from './fake-store.js';
 
 const good = {
-  id: 1, email: 'test@example.com', firstName: 'John', lastName: 'Doe', age: 30, fullName: 'John Doe',
-  status: 'ACTIVE', roles: ['USER'], createdAt: '2024-01-15T10:30:00Z', updatedAt: '2024-01-15T10:30:00Z',
+  id: 1,
+  email: 'test@example.com',
+  firstName: 'John',
+  lastName: 'Doe',
+  age: 30,
+  fullName: 'John Doe',
+  status: 'ACTIVE',
+  roles: ['USER'],
+  createdAt: '2024-01-15T10:30:00Z',
+  updatedAt: '2024-01-15T10:30:00Z',
   birthDate: '1994-05-15',
 };
 
@@ -25,7 +33,9 @@ describe('USER_JSON_SCHEMA', () => {
 describe('validateAgainstUserSchema', () => {
   it('accepts a complete user and a minimal one', () => {
     expect(validateAgainstUserSchema(good)).toEqual([]);
-    expect(validateAgainstUserSchema({ id: 2, email: 'a@b.io', firstName: 'A', lastName: 'B', createdAt: '2024-01-01T00:00:00.123+01:00' })).toEqual([]);
+    expect(
+      validateAgainstUserSchema({ id: 2, email: 'a@b.io', firstName: 'A', lastName: 'B', createdAt: '2024-01-01T00:00:00.123+01:00' }),
+    ).toEqual([]);
   });
 
   it.each([

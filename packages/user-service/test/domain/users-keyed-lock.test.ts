@@ -4,7 +4,9 @@ import { KeyedLock } from '../../src/domain/users-keyed-lock.js';
 /** A promise the test resolves by hand. */
 function gate(): { promise: Promise<void>; open: () => void } {
   let open!: () => void;
-  const promise = new Promise<void>((resolve) => { open = resolve; });
+  const promise = new Promise<void>((resolve) => {
+    open = resolve;
+  });
   return { promise, open };
 }
 
@@ -13,8 +15,14 @@ describe('KeyedLock', () => {
     const lock = new KeyedLock();
     const log: string[] = [];
     const first = gate();
-    const a = lock.run('k', async () => { log.push('a start'); await first.promise; log.push('a end'); });
-    const b = lock.run('k', async () => { log.push('b'); });
+    const a = lock.run('k', async () => {
+      log.push('a start');
+      await first.promise;
+      log.push('a end');
+    });
+    const b = lock.run('k', async () => {
+      log.push('b');
+    });
     await Promise.resolve();
     expect(log).toEqual(['a start']);
     first.open();
@@ -33,7 +41,9 @@ describe('KeyedLock', () => {
 
   it('a failing task rejects its caller but not the next one, and the map is emptied', async () => {
     const lock = new KeyedLock();
-    const failing = lock.run('k', async () => { throw new Error('boom'); });
+    const failing = lock.run('k', async () => {
+      throw new Error('boom');
+    });
     const next = lock.run('k', async () => 42);
     await expect(failing).rejects.toThrow('boom');
     await expect(next).resolves.toBe(42);

@@ -53,13 +53,21 @@ describe('shallow sorted pages and the cached full sort', () => {
     const firstPage = (): number[] => users.page({ size: PAGE_SIZE, sort: 'lastName' }).content.map((u) => u.id);
     let heapResult: number[] = [];
     // No cache yet: the bounded heap reads every user's lastName at least once.
-    expect(store.readsDuring(() => { heapResult = firstPage(); })).toBeGreaterThanOrEqual(USERS);
+    expect(
+      store.readsDuring(() => {
+        heapResult = firstPage();
+      }),
+    ).toBeGreaterThanOrEqual(USERS);
 
     expect(store.readsDuring(() => users.page({ page: 20, size: PAGE_SIZE, sort: 'lastName' }))).toBeGreaterThanOrEqual(USERS);
 
     let cachedResult: number[] = [];
     // Cached: only the page's own items are read (a few reads each), not the whole collection.
-    expect(store.readsDuring(() => { cachedResult = firstPage(); })).toBeLessThanOrEqual(PAGE_SIZE * 3);
+    expect(
+      store.readsDuring(() => {
+        cachedResult = firstPage();
+      }),
+    ).toBeLessThanOrEqual(PAGE_SIZE * 3);
     expect(cachedResult).toEqual(heapResult);
     expect(store.readsDuring(() => users.page({ page: 1, size: PAGE_SIZE, sort: 'lastName,asc' }))).toBeLessThanOrEqual(PAGE_SIZE * 3);
   });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
-  codePointLength, isValidEmail, mergePatchUserInput, splitVariantName, validateUserInput, validateVariantInput,
+  codePointLength,
+  isValidEmail,
+  mergePatchUserInput,
+  splitVariantName,
+  validateUserInput,
+  validateVariantInput,
 } from '../../src/domain/users-validation.js';
 
 const valid = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', age: 36 };
@@ -41,17 +46,26 @@ describe('validateUserInput', () => {
   });
 
   it.each([
-    ['plain', 'invalid-email'], ['no domain dot', 'a@localhost'], ['two ats', 'a@b@c.io'], ['space', 'a b@c.io'],
-    ['leading dot', '.a@c.io'], ['double dot', 'a..b@c.io'], ['trailing hyphen label', 'a@c-.io'],
-    ['empty', ''], ['too long', `${'a'.repeat(64)}@${'b'.repeat(190)}.com`], ['long local', `${'a'.repeat(65)}@c.io`],
+    ['plain', 'invalid-email'],
+    ['no domain dot', 'a@localhost'],
+    ['two ats', 'a@b@c.io'],
+    ['space', 'a b@c.io'],
+    ['leading dot', '.a@c.io'],
+    ['double dot', 'a..b@c.io'],
+    ['trailing hyphen label', 'a@c-.io'],
+    ['empty', ''],
+    ['too long', `${'a'.repeat(64)}@${'b'.repeat(190)}.com`],
+    ['long local', `${'a'.repeat(65)}@c.io`],
   ])('rejects the email %s', (_name, email) => {
     expect(fields({ ...valid, email })).toEqual(['email']);
   });
 
   it.each(['a@b.co', 'first.last+tag@sub.example.org', "o'neil@x-y.io", `${'a'.repeat(64)}@example.com`])(
-    'accepts the email %s', (email) => {
+    'accepts the email %s',
+    (email) => {
       expect(fields({ ...valid, email })).toEqual([]);
-    });
+    },
+  );
 
   it('rejects a non-string email and caps the length at 254', () => {
     expect(validateUserInput({ ...valid, email: 5 }).violations).toEqual([{ field: 'email', message: 'must be a string' }]);
@@ -80,9 +94,15 @@ describe('validateUserInput', () => {
   });
 
   it.each([
-    [17, 'must be between 18 and 100'], [101, 'must be between 18 and 100'], [-1, 'must be between 18 and 100'],
-    [30.5, 'must be an integer'], ['30', 'must be an integer'], [Infinity, 'must be an integer'],
-    [JSON.parse('1e400') as number, 'must be an integer'], [Number.NaN, 'must be an integer'], [true, 'must be an integer'],
+    [17, 'must be between 18 and 100'],
+    [101, 'must be between 18 and 100'],
+    [-1, 'must be between 18 and 100'],
+    [30.5, 'must be an integer'],
+    ['30', 'must be an integer'],
+    [Infinity, 'must be an integer'],
+    [JSON.parse('1e400') as number, 'must be an integer'],
+    [Number.NaN, 'must be an integer'],
+    [true, 'must be an integer'],
   ])('rejects age %j', (age, message) => {
     expect(validateUserInput({ ...valid, age }).violations).toEqual([{ field: 'age', message }]);
   });
@@ -94,7 +114,7 @@ describe('validateUserInput', () => {
   it('ignores __proto__ and constructor payloads and leaves Object.prototype clean', () => {
     const body = JSON.parse(
       '{"__proto__":{"polluted":1,"isAdmin":true},"constructor":{"prototype":{"polluted":2}},' +
-      '"email":"ada@example.com","firstName":"Ada","lastName":"Lovelace"}',
+        '"email":"ada@example.com","firstName":"Ada","lastName":"Lovelace"}',
     ) as unknown;
     const result = validateUserInput(body);
     expect(result.violations).toEqual([]);
@@ -151,7 +171,8 @@ describe('mergePatchUserInput (RFC 7396)', () => {
 describe('validateVariantInput and splitVariantName', () => {
   it('accepts name and email', () => {
     expect(validateVariantInput({ name: 'Grace Hopper', email: 'grace@example.com', id: 5 })).toEqual({
-      value: { name: 'Grace Hopper', email: 'grace@example.com' }, violations: [],
+      value: { name: 'Grace Hopper', email: 'grace@example.com' },
+      violations: [],
     });
   });
 

@@ -18,10 +18,29 @@ describe('UserService.create', () => {
     const { users, store } = setup();
     const created = await users.create(body);
     expect(created).toEqual({
-      id: 1, email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', age: 36, fullName: 'Ada Lovelace',
-      status: 'ACTIVE', roles: ['USER'], createdAt: '2024-01-15T10:30:00Z', updatedAt: '2024-01-15T10:30:00Z',
+      id: 1,
+      email: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      age: 36,
+      fullName: 'Ada Lovelace',
+      status: 'ACTIVE',
+      roles: ['USER'],
+      createdAt: '2024-01-15T10:30:00Z',
+      updatedAt: '2024-01-15T10:30:00Z',
     });
-    expect(Object.keys(created)).toEqual(['id', 'email', 'firstName', 'lastName', 'age', 'fullName', 'status', 'roles', 'createdAt', 'updatedAt']);
+    expect(Object.keys(created)).toEqual([
+      'id',
+      'email',
+      'firstName',
+      'lastName',
+      'age',
+      'fullName',
+      'status',
+      'roles',
+      'createdAt',
+      'updatedAt',
+    ]);
     expect(store.get('users', 1)).toMatchObject({ email: 'ada@example.com', status: 'ACTIVE' });
   });
 
@@ -35,10 +54,24 @@ describe('UserService.create', () => {
   it('never applies server-owned fields from the body', async () => {
     const { users } = setup();
     const created = await users.create({
-      ...body, id: 77, roles: ['ADMIN'], status: 'INACTIVE', createdAt: '2000-01-01T00:00:00Z',
-      updatedAt: '2000-01-01T00:00:00Z', fullName: 'Evil', birthDate: '1900-01-01', kind: 'variant', name: 'x',
+      ...body,
+      id: 77,
+      roles: ['ADMIN'],
+      status: 'INACTIVE',
+      createdAt: '2000-01-01T00:00:00Z',
+      updatedAt: '2000-01-01T00:00:00Z',
+      fullName: 'Evil',
+      birthDate: '1900-01-01',
+      kind: 'variant',
+      name: 'x',
     });
-    expect(created).toMatchObject({ id: 1, roles: ['USER'], status: 'ACTIVE', fullName: 'Ada Lovelace', createdAt: '2024-01-15T10:30:00Z' });
+    expect(created).toMatchObject({
+      id: 1,
+      roles: ['USER'],
+      status: 'ACTIVE',
+      fullName: 'Ada Lovelace',
+      createdAt: '2024-01-15T10:30:00Z',
+    });
     expect(created).not.toHaveProperty('birthDate');
     expect(users.get(1)).toHaveProperty('fullName'); // still a regular user, not a variant
   });
@@ -65,7 +98,7 @@ describe('UserService.create', () => {
     const { users, store } = setup();
     const payload = JSON.parse(
       '{"__proto__":{"x":1,"roles":["ADMIN"]},"constructor":{"prototype":{"x":2}},' +
-      '"email":"p@example.com","firstName":"Pro","lastName":"To"}',
+        '"email":"p@example.com","firstName":"Pro","lastName":"To"}',
     ) as unknown;
     const created = await users.create(payload);
     expect(Object.keys(created)).toEqual(['id', 'email', 'firstName', 'lastName', 'fullName', 'status', 'roles', 'createdAt', 'updatedAt']);
@@ -117,8 +150,16 @@ describe('UserService.replace (PUT)', () => {
     time.advance(90);
     const replaced = await users.replace(created.id, { email: 'augusta@example.com', firstName: 'Augusta', lastName: 'King', id: 500 });
     expect(replaced).toEqual({
-      id: created.id, email: 'augusta@example.com', firstName: 'Augusta', lastName: 'King', fullName: 'Augusta King',
-      status: 'ACTIVE', roles: ['USER'], createdAt: '2024-01-15T10:30:00Z', updatedAt: '2024-01-15T10:31:30Z', birthDate: '1815-12-10',
+      id: created.id,
+      email: 'augusta@example.com',
+      firstName: 'Augusta',
+      lastName: 'King',
+      fullName: 'Augusta King',
+      status: 'ACTIVE',
+      roles: ['USER'],
+      createdAt: '2024-01-15T10:30:00Z',
+      updatedAt: '2024-01-15T10:31:30Z',
+      birthDate: '1815-12-10',
     });
     expect(users.get(created.id)).toEqual(replaced); // age removed: PUT replaces all fields
   });
@@ -267,11 +308,29 @@ describe('representations', () => {
 
   it('emits keys in SPEC order, with birthDate last', () => {
     const stored = {
-      id: 3, email: 'e@x.io', firstName: 'Fi', lastName: 'La', status: 'ACTIVE' as const, roles: ['USER'],
-      createdAt: '2024-01-15T10:30:00Z', updatedAt: '2024-01-15T10:30:00Z', birthDate: '2000-02-29', age: 20,
+      id: 3,
+      email: 'e@x.io',
+      firstName: 'Fi',
+      lastName: 'La',
+      status: 'ACTIVE' as const,
+      roles: ['USER'],
+      createdAt: '2024-01-15T10:30:00Z',
+      updatedAt: '2024-01-15T10:30:00Z',
+      birthDate: '2000-02-29',
+      age: 20,
     };
     expect(Object.keys(toUserRepresentation(stored))).toEqual([
-      'id', 'email', 'firstName', 'lastName', 'age', 'fullName', 'status', 'roles', 'createdAt', 'updatedAt', 'birthDate',
+      'id',
+      'email',
+      'firstName',
+      'lastName',
+      'age',
+      'fullName',
+      'status',
+      'roles',
+      'createdAt',
+      'updatedAt',
+      'birthDate',
     ]);
     expect(toRepresentation({ ...stored, kind: 'variant', name: 'Fi La' })).toEqual({ id: 3, name: 'Fi La', email: 'e@x.io' });
   });

@@ -17,19 +17,37 @@ describe('userToXml', () => {
     const xml = userToXml(base);
     expect(xml.startsWith(`${XML_DECLARATION}<user>`)).toBe(true);
     expect(XML_DECLARATION).toBe('<?xml version="1.0" encoding="UTF-8"?>');
-    expect(xml).toBe(`${XML_DECLARATION}<user><id>1</id><email>ada@example.com</email><firstName>Ada</firstName>`
-      + '<lastName>Lovelace</lastName><roles><role>USER</role></roles></user>');
+    expect(xml).toBe(
+      `${XML_DECLARATION}<user><id>1</id><email>ada@example.com</email><firstName>Ada</firstName>` +
+        '<lastName>Lovelace</lastName><roles><role>USER</role></roles></user>',
+    );
   });
 
   it('writes optional fields in a fixed order, dates as ISO 8601', () => {
     const created = new Date(Date.UTC(2024, 0, 2, 3, 4, 5));
     const xml = userToXml({
-      ...base, age: 36, fullName: 'Ada Lovelace', status: 'ACTIVE', createdAt: created,
-      updatedAt: '2024-01-03T00:00:00Z', birthDate: '1815-12-10', roles: ['USER', 'ADMIN'],
+      ...base,
+      age: 36,
+      fullName: 'Ada Lovelace',
+      status: 'ACTIVE',
+      createdAt: created,
+      updatedAt: '2024-01-03T00:00:00Z',
+      birthDate: '1815-12-10',
+      roles: ['USER', 'ADMIN'],
     });
     const user = parse(xml)['user'] as Record<string, unknown>;
     expect(Object.keys(user)).toEqual([
-      'id', 'email', 'firstName', 'lastName', 'age', 'fullName', 'status', 'createdAt', 'updatedAt', 'birthDate', 'roles',
+      'id',
+      'email',
+      'firstName',
+      'lastName',
+      'age',
+      'fullName',
+      'status',
+      'createdAt',
+      'updatedAt',
+      'birthDate',
+      'roles',
     ]);
     expect(user['createdAt']).toBe('2024-01-02T03:04:05.000Z');
     expect(user['age']).toBe('36');
@@ -38,8 +56,14 @@ describe('userToXml', () => {
 
   it('omits null, undefined, non-finite and invalid-date values, and ignores unknown fields', () => {
     const sneaky = {
-      ...base, age: Number.NaN, status: null, createdAt: new Date('nope'), updatedAt: undefined,
-      password: 'secret', '"><evil/><x': 'boom', __proto__: { admin: true },
+      ...base,
+      age: Number.NaN,
+      status: null,
+      createdAt: new Date('nope'),
+      updatedAt: undefined,
+      password: 'secret',
+      '"><evil/><x': 'boom',
+      __proto__: { admin: true },
     } as unknown as XmlUser;
     const xml = userToXml(sneaky);
     expect(xml).not.toMatch(/age|status|createdAt|updatedAt|password|secret|evil|admin/);
@@ -64,7 +88,9 @@ describe('userToXml', () => {
     expect(user['status']).toBe(payload);
     expect(user['roles']).toEqual({ role: [payload] });
     expect(Object.keys(user)).toEqual(['id', 'email', 'firstName', 'lastName', 'status', 'roles']);
-    expect(xml.match(/</g)?.length).toBe(userToXml({ ...base, email: 'x', firstName: 'x', lastName: 'x', status: 'x', roles: ['x'] }).match(/</g)?.length);
+    expect(xml.match(/</g)?.length).toBe(
+      userToXml({ ...base, email: 'x', firstName: 'x', lastName: 'x', status: 'x', roles: ['x'] }).match(/</g)?.length,
+    );
   });
 
   it('replaces control characters and lone surrogates defensively so output stays well-formed', () => {

@@ -61,14 +61,25 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         buf = buf.slice(nl + 1);
         stdout.push(line);
         const m = /listening on http:\/\/[^:]+:(\d+)/.exec(line);
-        if (m) { clearTimeout(timer); resolvePort(Number(m[1])); }
+        if (m) {
+          clearTimeout(timer);
+          resolvePort(Number(m[1]));
+        }
       }
     });
     child.stderr!.on('data', (d: Buffer) => stderr.push(...d.toString().split('\n').filter(Boolean)));
-    void exited.then((code) => { clearTimeout(timer); reject(new Error(`server exited with ${code} before listening:\n${stderr.join('\n')}`)); });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${stderr.join('\n')}`));
+    });
   });
   return {
-    url: `http://127.0.0.1:${port}`, port, dataDir, process: child, stdout, stderr,
+    url: `http://127.0.0.1:${port}`,
+    port,
+    dataDir,
+    process: child,
+    stdout,
+    stderr,
     stop: async (signal = 'SIGTERM') => {
       if (child.exitCode !== null || child.signalCode !== null) return child.exitCode;
       child.kill(signal);
@@ -92,7 +103,12 @@ export interface HttpResult {
 }
 
 /** One request with undici; JSON bodies are serialised with their Content-Type. */
-export async function http(base: string, method: string, path: string, init: { headers?: Record<string, string>; body?: unknown } = {}): Promise<HttpResult> {
+export async function http(
+  base: string,
+  method: string,
+  path: string,
+  init: { headers?: Record<string, string>; body?: unknown } = {},
+): Promise<HttpResult> {
   const headers: Record<string, string> = { ...init.headers };
   let body: string | Buffer | undefined;
   if (init.body === undefined) body = undefined;
@@ -111,11 +127,18 @@ export function waitForLine(server: RunningServer, match: (line: string) => bool
   const found = server.stdout.find(match);
   if (found !== undefined) return Promise.resolve(found);
   return new Promise((resolveLine, reject) => {
-    const timer = setTimeout(() => { server.process.stdout!.off('data', onData); reject(new Error('log line not seen in time')); }, timeoutMs);
+    const timer = setTimeout(() => {
+      server.process.stdout!.off('data', onData);
+      reject(new Error('log line not seen in time'));
+    }, timeoutMs);
     const onData = (): void => {
       // The harness's own listener (registered first) has already split the chunk into lines.
       const line = server.stdout.find(match);
-      if (line !== undefined) { clearTimeout(timer); server.process.stdout!.off('data', onData); resolveLine(line); }
+      if (line !== undefined) {
+        clearTimeout(timer);
+        server.process.stdout!.off('data', onData);
+        resolveLine(line);
+      }
     };
     server.process.stdout!.on('data', onData);
   });

@@ -53,7 +53,9 @@ async function runAndKill(dir: string, killAfter: number, round: Round): Promise
   // 'close' fires after the process exited AND its stdio ended: every ack line has been read.
   const closed = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   const deadline = setTimeout(() => child.kill('SIGKILL'), ROUND_DEADLINE_MS);
-  child.stderr.on('data', (chunk: Buffer) => { stderr += chunk.toString(); });
+  child.stderr.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   child.stdout.on('data', (chunk: Buffer) => {
     buffered += chunk.toString();
     const lines = buffered.split('\n');
@@ -106,7 +108,9 @@ describe('JournalRecordStore under kill -9', () => {
         expect(stateOf(a, b), `pair ${a},${b} changed after recovery`).toBe(state);
       }
       for (const [a, { b }] of acked) verified.set(a, { b, state: stateOf(a, b) });
-      for (const { pair: [a, b] } of store.values<PairRecord>('users')) {
+      for (const {
+        pair: [a, b],
+      } of store.values<PairRecord>('users')) {
         verified.set(a, { b, state: stateOf(a, b) });
       }
       expect(store.allocateId('users')).toBeGreaterThan(maxId);

@@ -9,9 +9,7 @@
 import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  JournalRecordStore, type Mutation, type RecordStoreError, type SnapshotRecovery,
-} from '../../src/storage/index.js';
+import { JournalRecordStore, type Mutation, type RecordStoreError, type SnapshotRecovery } from '../../src/storage/index.js';
 import { useTempDirs } from './temp-dirs.js';
 
 const tempDir = useTempDirs('journal-snapshot-failure');
@@ -21,7 +19,9 @@ const journal = (g: number): string => `journal-${String(g).padStart(8, '0')}.js
 
 /** A store snapshotting every {@link EVERY} mutations whose reports land in two arrays. */
 async function watchedStore(dir: string): Promise<{
-  store: JournalRecordStore; errors: RecordStoreError[]; recoveries: SnapshotRecovery[];
+  store: JournalRecordStore;
+  errors: RecordStoreError[];
+  recoveries: SnapshotRecovery[];
 }> {
   const errors: RecordStoreError[] = [];
   const recoveries: SnapshotRecovery[] = [];
@@ -91,7 +91,9 @@ describe('JournalRecordStore snapshot failures', () => {
     expect(errors[0]?.message).toContain(blocked);
     expect(errors[0]?.cause).toMatchObject({ code: 'EISDIR' });
     expect(store.health()).toEqual({
-      snapshotFailures: 1, snapshotError: errors[0]?.message, journalBytes: await journalSizes(dir),
+      snapshotFailures: 1,
+      snapshotError: errors[0]?.message,
+      journalBytes: await journalSizes(dir),
     });
     // The rename failure must not leave a full copy of the state behind (space on a full disk).
     if (name === 'snapshot.json') expect(await readdir(dir)).not.toContain('snapshot.json.tmp');
@@ -177,7 +179,9 @@ describe('JournalRecordStore snapshot failures', () => {
     const store = new JournalRecordStore({
       dir,
       snapshotEvery: EVERY,
-      onSnapshotError: () => { throw new Error('logger is broken'); },
+      onSnapshotError: () => {
+        throw new Error('logger is broken');
+      },
     });
     await store.open();
     await obstruct(dir, 'snapshot.json');

@@ -61,7 +61,9 @@ export function describeRecordStoreContract(adapter: string, make: () => Promise
       const s = await opened();
       await s.commit([put(1, { tags: ['x'], nested: { a: 1 } })]);
       const user = s.get<User>('users', 1) as User;
-      expect(() => { user.name = 'changed'; }).toThrow(TypeError);
+      expect(() => {
+        user.name = 'changed';
+      }).toThrow(TypeError);
       expect(() => (user.tags as string[]).push('y')).toThrow(TypeError);
       expect(Object.isFrozen((user as unknown as { nested: object }).nested)).toBe(true);
     });
@@ -153,8 +155,9 @@ export function describeRecordStoreContract(adapter: string, make: () => Promise
       cyclic.self = cyclic;
       const deep = JSON.parse(`{"id":1,"a":${'['.repeat(100_000)}${']'.repeat(100_000)}}`) as StoredRecord;
       for (const record of [cyclic, deep]) {
-        await expect(s.commit([{ op: 'put', collection: 'users', record: record as StoredRecord }]))
-          .rejects.toMatchObject({ code: 'ERR_STORE_INVALID_MUTATION' });
+        await expect(s.commit([{ op: 'put', collection: 'users', record: record as StoredRecord }])).rejects.toMatchObject({
+          code: 'ERR_STORE_INVALID_MUTATION',
+        });
       }
     });
 

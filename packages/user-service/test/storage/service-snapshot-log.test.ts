@@ -28,7 +28,9 @@ async function until(done: () => boolean, what: string): Promise<void> {
 /** One batch of `SNAPSHOT_EVERY` puts into a collection no domain service reads. */
 function fillBatch(round: number): Mutation[] {
   return Array.from({ length: SNAPSHOT_EVERY }, (_, i) => ({
-    op: 'put' as const, collection: 'snapshot-filler', record: { id: round * SNAPSHOT_EVERY + i + 1 },
+    op: 'put' as const,
+    collection: 'snapshot-filler',
+    record: { id: round * SNAPSHOT_EVERY + i + 1 },
   }));
 }
 

@@ -19,7 +19,10 @@ const ctxWith = (headers: Record<string, string | string[]>) => createRequestCon
 
 /** Runs the filter expecting a rejection; returns the error. */
 async function rejection(promise: Promise<unknown>): Promise<NotAuthorizedError | ForbiddenError> {
-  const error = await promise.then(() => undefined, (e: unknown) => e);
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
   if (error === undefined) throw new Error('the filter let the request through');
   return error as NotAuthorizedError;
 }
@@ -28,7 +31,9 @@ describe('BasicAuthFilter (real BasicAuthenticator)', () => {
   let filter: BasicAuthFilter;
   beforeAll(async () => {
     // Cheap scrypt parameters: the cost is not what is under test here.
-    const authenticator = await BasicAuthenticator.create('admin', 's3cret:with:colons', { scrypt: { N: 1024, r: 8, p: 1, keyLength: 32 } });
+    const authenticator = await BasicAuthenticator.create('admin', 's3cret:with:colons', {
+      scrypt: { N: 1024, r: 8, p: 1, keyLength: 32 },
+    });
     filter = new BasicAuthFilter(authenticator);
   });
 
@@ -75,7 +80,10 @@ describe('BearerAuthFilter (real TokenService)', () => {
   it('answers 401 invalid_token for garbage, tampered, foreign and expired tokens', async () => {
     const good = tokens.issue({ name: 'admin', roles: ['ADMIN'] });
     const [h, p, s] = good.split('.') as [string, string, string];
-    const forged = new TokenService({ secret: Buffer.alloc(32, 8), ttlSeconds: 60, clock: () => now }).issue({ name: 'admin', roles: ['ADMIN'] });
+    const forged = new TokenService({ secret: Buffer.alloc(32, 8), ttlSeconds: 60, clock: () => now }).issue({
+      name: 'admin',
+      roles: ['ADMIN'],
+    });
     const tampered = `${h}.${Buffer.from(JSON.stringify({ sub: 'root', roles: ['ADMIN'], iat: 0, exp: 9e9 })).toString('base64url')}.${s}`;
     for (const token of ['', 'garbage', `${h}.${p}.${s}x`, tampered, forged, `${h}.${p}!.${s}`]) {
       const error = await rejection(runRequestFilter(filter, ctxWith({ authorization: `Bearer ${token}` })));
@@ -101,22 +109,30 @@ describe('BearerAuthFilter (real TokenService)', () => {
 describe('ApiKeyFilter (real ApiKeyVerifier)', () => {
   const filter = new ApiKeyFilter(new ApiKeyVerifier(['key-one', 'key-two']));
 
-  it.each([['missing', {}], ['empty', { 'x-api-key': '' }], ['blank', { 'x-api-key': '   ' }]])(
-    'answers 401 + WWW-Authenticate: API-Key when the key is %s', async (_label, headers) => {
-      const error = await rejection(runRequestFilter(filter, ctxWith(headers)));
-      expect(error).toBeInstanceOf(NotAuthorizedError);
-      expect(error.status).toBe(401);
-      expect(error.headers['www-authenticate']).toBe('API-Key');
-    });
+  it.each([
+    ['missing', {}],
+    ['empty', { 'x-api-key': '' }],
+    ['blank', { 'x-api-key': '   ' }],
+  ])('answers 401 + WWW-Authenticate: API-Key when the key is %s', async (_label, headers) => {
+    const error = await rejection(runRequestFilter(filter, ctxWith(headers)));
+    expect(error).toBeInstanceOf(NotAuthorizedError);
+    expect(error.status).toBe(401);
+    expect(error.headers['www-authenticate']).toBe('API-Key');
+  });
 
-  it.each([['unknown', 'key-three'], ['a prefix', 'key-'], ['case-changed', 'KEY-ONE'], ['oversized', 'k'.repeat(5000)], ['repeated', ['key-one', 'key-two']]])(
-    'answers 403 Forbidden for an %s key', async (_label, key) => {
-      const ctx = ctxWith({ 'x-api-key': key });
-      const error = await rejection(runRequestFilter(filter, ctx));
-      expect(error).toBeInstanceOf(ForbiddenError);
-      expect(error).toMatchObject({ status: 403, message: 'Forbidden' });
-      expect(ctx.securityContext.authenticated).toBe(false);
-    });
+  it.each([
+    ['unknown', 'key-three'],
+    ['a prefix', 'key-'],
+    ['case-changed', 'KEY-ONE'],
+    ['oversized', 'k'.repeat(5000)],
+    ['repeated', ['key-one', 'key-two']],
+  ])('answers 403 Forbidden for an %s key', async (_label, key) => {
+    const ctx = ctxWith({ 'x-api-key': key });
+    const error = await rejection(runRequestFilter(filter, ctx));
+    expect(error).toBeInstanceOf(ForbiddenError);
+    expect(error).toMatchObject({ status: 403, message: 'Forbidden' });
+    expect(ctx.securityContext.authenticated).toBe(false);
+  });
 
   it('authenticates a configured key; the principal names the key by position, never by value', async () => {
     const ctx = ctxWith({ 'x-api-key': 'key-two' });

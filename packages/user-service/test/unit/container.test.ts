@@ -97,7 +97,11 @@ describe('the service container', () => {
   });
 
   it('serves a request through the composed app (memory store, no seed)', async () => {
-    const created = await service.app.inject({ method: 'POST', url: '/api/users', body: { email: 'di@example.com', firstName: 'Di', lastName: 'Test' } });
+    const created = await service.app.inject({
+      method: 'POST',
+      url: '/api/users',
+      body: { email: 'di@example.com', firstName: 'Di', lastName: 'Test' },
+    });
     expect(created.status).toBe(201);
     expect(created.json()).toMatchObject({ id: 1, email: 'di@example.com' });
     expect(store.size('users')).toBe(1);

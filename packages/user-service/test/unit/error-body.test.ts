@@ -18,8 +18,15 @@ describe('serviceErrorBody', () => {
   });
 
   it('lists every violation of a validation failure in errors', () => {
-    const details = [{ field: 'email', message: 'is required' }, { field: 'age', message: 'must be >= 0' }];
-    expect(body(new BadRequestError('Validation failed', { details }))).toMatchObject({ status: 400, error: 'Bad Request', errors: details });
+    const details = [
+      { field: 'email', message: 'is required' },
+      { field: 'age', message: 'must be >= 0' },
+    ];
+    expect(body(new BadRequestError('Validation failed', { details }))).toMatchObject({
+      status: 400,
+      error: 'Bad Request',
+      errors: details,
+    });
   });
 
   it('answers errors: [] when details are absent or not an array', () => {
@@ -28,7 +35,11 @@ describe('serviceErrorBody', () => {
   });
 
   it('uses invalid_token as error for a rejected bearer token (RFC 6750)', () => {
-    expect(body(new InvalidTokenError('expired'))).toMatchObject({ status: 401, error: 'invalid_token', message: 'The access token is invalid or expired' });
+    expect(body(new InvalidTokenError('expired'))).toMatchObject({
+      status: 401,
+      error: 'invalid_token',
+      message: 'The access token is invalid or expired',
+    });
   });
 
   it.each([

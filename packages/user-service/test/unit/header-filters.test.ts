@@ -7,7 +7,8 @@ import { REQUEST_ID_PROPERTY, RequestIdFilter } from '../../src/http/filters/req
 
 // ApiVersionFilter in isolation: which `X-API-Version` values pass, the 400, the response header.
 const versionFilter = new ApiVersionFilter();
-const request = (headers: Record<string, string | string[]> = {}) => createRequestContext({ url: '/api/users/1', headers, preMatching: true });
+const request = (headers: Record<string, string | string[]> = {}) =>
+  createRequestContext({ url: '/api/users/1', headers, preMatching: true });
 
 describe('ApiVersionFilter', () => {
   it('passes a request without X-API-Version (missing means 1)', async () => {
@@ -36,7 +37,9 @@ describe('ApiVersionFilter', () => {
 
   it('stamps X-API-Version: 1 on every response, errors included', async () => {
     expect((await runResponseFilter(versionFilter, request(), new Response(200, { ok: true }))).headers['x-api-version']).toBe('1');
-    expect((await runResponseFilter(versionFilter, request({ 'x-api-version': '9' }), new Response(404))).headers['x-api-version']).toBe('1');
+    expect((await runResponseFilter(versionFilter, request({ 'x-api-version': '9' }), new Response(404))).headers['x-api-version']).toBe(
+      '1',
+    );
   });
 });
 

@@ -36,9 +36,11 @@ describe('Id.fromString', () => {
 
   // The same refusals as before the parser was shared with files and jobs, leading zeros included.
   it.each(['abc', '0', '-1', '1.5', '1e3', '0x10', ' 1', '', '01', '007', '9007199254740992', '99999999999999999999'])(
-    'refuses %j with a plain RangeError, which the pipeline turns into a 400 naming the parameter', (raw) => {
+    'refuses %j with a plain RangeError, which the pipeline turns into a 400 naming the parameter',
+    (raw) => {
       expect(() => Id.fromString(raw)).toThrow(new RangeError(RECORD_ID_RULE));
-    });
+    },
+  );
 });
 
 describe('a bad id parameter of a resource', () => {
@@ -72,7 +74,11 @@ describe('bad ids on the user and order routes of the service', () => {
     dataDir = mkdtempSync(join(tmpdir(), 'user-service-ids-'));
     const config = await loadConfig({ DATA_DIR: dataDir, SEED: 'none', STORAGE: 'memory', PORT: '0', LOG_REQUESTS: 'false' });
     service = await createService(config, { store: new MemoryRecordStore(), log: null });
-    const created = await service.app.inject({ method: 'POST', url: '/api/users', body: { email: 'ids@example.com', firstName: 'Id', lastName: 'Test' } });
+    const created = await service.app.inject({
+      method: 'POST',
+      url: '/api/users',
+      body: { email: 'ids@example.com', firstName: 'Id', lastName: 'Test' },
+    });
     expect(created.status).toBe(201);
   });
   afterAll(async () => {
@@ -91,8 +97,9 @@ describe('bad ids on the user and order routes of the service', () => {
   });
 
   it('names orderId for PUT /api/users/1/orders/x/status', async () => {
-    expect(await errorsOf('PUT', '/api/users/1/orders/x/status', { status: 'PROCESSING' }))
-      .toEqual([{ field: 'orderId', message: RECORD_ID_RULE }]);
+    expect(await errorsOf('PUT', '/api/users/1/orders/x/status', { status: 'PROCESSING' })).toEqual([
+      { field: 'orderId', message: RECORD_ID_RULE },
+    ]);
   });
 
   it('still names id for the user id of the same routes and of /api/users/{id}', async () => {

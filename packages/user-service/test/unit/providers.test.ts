@@ -20,7 +20,9 @@ describe('CustomFieldInterceptor', () => {
   });
 
   it('works on an instance of a class (the entity type becomes a plain object)', async () => {
-    class Data { constructor(readonly value = 3) {} }
+    class Data {
+      constructor(readonly value = 3) {}
+    }
     const { body } = await runWriterInterceptors([interceptor], { entity: new Data() });
     expect(json(body)).toEqual({ value: 3, customField: 'custom-value' });
   });
@@ -39,7 +41,13 @@ describe('CustomFieldInterceptor', () => {
 
   it('always proceeds, so interceptors after it still run', async () => {
     const seen: unknown[] = [];
-    const spy = { name: 'spy', aroundWriteTo: async (ctx: { entity: unknown; proceed(): Promise<void> }) => { seen.push(ctx.entity); await ctx.proceed(); } };
+    const spy = {
+      name: 'spy',
+      aroundWriteTo: async (ctx: { entity: unknown; proceed(): Promise<void> }) => {
+        seen.push(ctx.entity);
+        await ctx.proceed();
+      },
+    };
     await runWriterInterceptors([interceptor, spy], { entity: { a: 1 } });
     await runWriterInterceptors([interceptor, spy], { entity: { a: 1 }, response: new Response(404) });
     expect(seen).toEqual([{ a: 1, customField: 'custom-value' }, { a: 1 }]);
@@ -49,7 +57,15 @@ describe('CustomFieldInterceptor', () => {
 // XmlUserWriter in isolation: which (type, media type) pairs it takes, and that its output is well-formed.
 const writer = new XmlUserWriter();
 const mt = (s: string): MediaType => parseMediaType(s)!;
-const user = { id: 7, email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', age: 36, status: 'ACTIVE', roles: ['USER', 'ADMIN'] };
+const user = {
+  id: 7,
+  email: 'ada@example.com',
+  firstName: 'Ada',
+  lastName: 'Lovelace',
+  age: 36,
+  status: 'ACTIVE',
+  roles: ['USER', 'ADMIN'],
+};
 
 describe('XmlUserWriter.isWriteable', () => {
   it.each([
@@ -76,11 +92,22 @@ describe('XmlUserWriter.writeTo', () => {
   const parse = (xml: string) => new XMLParser({ parseTagValue: false }).parse(xml) as { user: Record<string, unknown> };
 
   it('writes a well-formed document rooted at <user> with whitelisted elements', async () => {
-    const { body, response } = await runWriterInterceptors([], { entity: new XmlUserView(user), mediaType: 'application/xml', writers: [writer] });
+    const { body, response } = await runWriterInterceptors([], {
+      entity: new XmlUserView(user),
+      mediaType: 'application/xml',
+      writers: [writer],
+    });
     const xml = body.toString('utf8');
     expect(xml.startsWith('<?xml version="1.0" encoding="UTF-8"?><user>')).toBe(true);
     expect(XMLValidator.validate(xml)).toBe(true);
-    expect(parse(xml).user).toMatchObject({ id: '7', email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', age: '36', roles: { role: ['USER', 'ADMIN'] } });
+    expect(parse(xml).user).toMatchObject({
+      id: '7',
+      email: 'ada@example.com',
+      firstName: 'Ada',
+      lastName: 'Lovelace',
+      age: '36',
+      roles: { role: ['USER', 'ADMIN'] },
+    });
     expect(response.headers['content-type']).toBe('application/xml');
   });
 
@@ -105,7 +132,11 @@ describe('XmlUserWriter.writeTo', () => {
   });
 
   it('writes ISO dates and defaults roles to USER', () => {
-    const xml = String(writer.writeTo(new XmlUserView({ id: 1, email: 'a@b.c', firstName: 'A', lastName: 'B', createdAt: new Date(Date.UTC(2024, 0, 2, 3, 4, 5)) })));
+    const xml = String(
+      writer.writeTo(
+        new XmlUserView({ id: 1, email: 'a@b.c', firstName: 'A', lastName: 'B', createdAt: new Date(Date.UTC(2024, 0, 2, 3, 4, 5)) }),
+      ),
+    );
     expect(XMLValidator.validate(xml)).toBe(true);
     expect(xml).toContain('<createdAt>2024-01-02T03:04:05.000Z</createdAt>');
     expect(xml).toContain('<roles><role>USER</role></roles>');

@@ -5,7 +5,8 @@ import { createRequestContext, runRequestFilter, runResponseFilter } from '@jaxr
 import { RateLimiter } from '../../src/domain/rate-limit.js';
 import { RateLimitFilter } from '../../src/http/filters/rate-limit-filter.js';
 
-const request = (remoteAddress = '10.0.0.1', headers: Record<string, string> = {}) => createRequestContext({ url: '/api/users', remoteAddress, headers });
+const request = (remoteAddress = '10.0.0.1', headers: Record<string, string> = {}) =>
+  createRequestContext({ url: '/api/users', remoteAddress, headers });
 
 describe('RateLimitFilter', () => {
   it('lets two requests through, then answers 429 with Retry-After in whole seconds >= 1', async () => {

@@ -78,7 +78,10 @@ function isGzip(header: string | undefined): boolean {
   const value = header.trim().toLowerCase();
   if (value === 'gzip' || value === 'x-gzip') return true;
   if (value === '' || value === 'identity') return false;
-  const codings = value.split(',').map((c) => c.trim()).filter((c) => c !== '' && c !== 'identity');
+  const codings = value
+    .split(',')
+    .map((c) => c.trim())
+    .filter((c) => c !== '' && c !== 'identity');
   if (codings.length === 0) return false;
   if (codings.length === 1 && (codings[0] === 'gzip' || codings[0] === 'x-gzip')) return true;
   // Bound the echoed value: the header is client-controlled.

@@ -88,10 +88,10 @@ export class GzipWriterInterceptor implements WriterInterceptor {
     delete headers['content-length'];
     weakenEtag(headers);
     ctx.body = isStream
-      // pipeline(): an error on either side destroys both (the source stops producing) and
-      // reaches the returned gzip stream, whose consumer (the response pipe) sees it; the
-      // callback has nothing left to do.
-      ? pipeline(body, createGzip(this.zlibOptions), ignore)
+      ? // pipeline(): an error on either side destroys both (the source stops producing) and
+        // reaches the returned gzip stream, whose consumer (the response pipe) sees it; the
+        // callback has nothing left to do.
+        pipeline(body, createGzip(this.zlibOptions), ignore)
       : await gzipAsync(body, this.zlibOptions);
   }
 }

@@ -27,7 +27,10 @@ const DEFAULT_CHALLENGE = 'Bearer realm="api"';
  */
 @Priority(Priorities.AUTHORIZATION)
 export class RolesAllowedFilter implements ContainerRequestFilter {
-  constructor(readonly roles: readonly string[], private readonly challenge: Challenge = DEFAULT_CHALLENGE) {}
+  constructor(
+    readonly roles: readonly string[],
+    private readonly challenge: Challenge = DEFAULT_CHALLENGE,
+  ) {}
 
   filterRequest(ctx: ContainerRequestContext): void {
     const sc = ctx.securityContext;
@@ -93,9 +96,11 @@ type SecurityRule = { kind: 'deny' } | { kind: 'permit' } | { kind: 'roles'; rol
  * for hand-built ResourceInfo objects whose class carries no decorators.
  */
 function securityRule(info: ResourceInfo): SecurityRule | undefined {
-  return ruleOf(findLevel(info.resourceClass, (c) => findClassMeta(c)?.methods.get(info.methodName)?.bindings))
-    ?? ruleOf(findLevel(info.resourceClass, (c) => findClassMeta(c)?.bindings))
-    ?? ruleOf(info.bindings);
+  return (
+    ruleOf(findLevel(info.resourceClass, (c) => findClassMeta(c)?.methods.get(info.methodName)?.bindings)) ??
+    ruleOf(findLevel(info.resourceClass, (c) => findClassMeta(c)?.bindings)) ??
+    ruleOf(info.bindings)
+  );
 }
 
 function findLevel(ctor: Function, read: (c: object) => Bindings | undefined): Bindings | undefined {

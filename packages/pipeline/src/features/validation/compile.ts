@@ -92,11 +92,15 @@ function compileType(ctor: Function, session: Map<object, CompiledType>): Compil
 
 const NOT_NESTABLE = new Set<unknown>([Object, String, Number, Boolean, BigInt, Symbol, Function, Date, Map, Set, Promise]);
 
-function resolveNested(owner: Function, key: string, explicit: Constructor | undefined, session: Map<object, CompiledType>): CompiledNested {
+function resolveNested(
+  owner: Function,
+  key: string,
+  explicit: Constructor | undefined,
+  session: Map<object, CompiledType>,
+): CompiledNested {
   const where = `@Valid() on ${owner.name}.${key}`;
-  const declared: unknown = typeof Reflect.getMetadata === 'function'
-    ? Reflect.getMetadata('design:type', owner.prototype as object, key)
-    : undefined;
+  const declared: unknown =
+    typeof Reflect.getMetadata === 'function' ? Reflect.getMetadata('design:type', owner.prototype as object, key) : undefined;
   if (declared === Array) {
     if (explicit === undefined) throw new TypeError(`${where}: an array property needs Valid(ElementType)`);
     return { mode: 'array', type: compileType(explicit, session) };
@@ -205,7 +209,7 @@ function hasMessage(out: readonly Violation[], start: number, message: string): 
 
 function violation(field: string, message: string, value: unknown): Violation {
   // Echo only small scalars: objects may be huge, bigints break JSON.stringify in error writers.
-  const echo = value === null || typeof value === 'number' || typeof value === 'boolean'
-    || (typeof value === 'string' && value.length <= 256);
+  const echo =
+    value === null || typeof value === 'number' || typeof value === 'boolean' || (typeof value === 'string' && value.length <= 256);
   return echo ? { field, message, value } : { field, message };
 }

@@ -2,10 +2,7 @@
 // when this module is imported without the package root (TypeScript's emit skips metadata otherwise).
 import 'reflect-metadata';
 import type { Constructor } from '../../core/providers.js';
-import {
-  codePointLength, constraint, customMessage, isNumeric, isSized, isString, nested,
-  type ConstraintOptions,
-} from './constraints.js';
+import { codePointLength, constraint, customMessage, isNumeric, isSized, isString, nested, type ConstraintOptions } from './constraints.js';
 
 /**
  * The value must be present: neither `undefined` (missing key) nor `null`.
@@ -14,7 +11,10 @@ import {
  */
 export function NotNull(options?: ConstraintOptions): PropertyDecorator {
   return constraint({
-    kind: 'NotNull', nullPasses: false, accepts: undefined, typeMessage: '',
+    kind: 'NotNull',
+    nullPasses: false,
+    accepts: undefined,
+    typeMessage: '',
     isValid: (v) => v !== undefined && v !== null,
     message: customMessage(options, 'NotNull') ?? 'must not be null',
   });
@@ -29,7 +29,10 @@ export function NotBlank(options?: ConstraintOptions): PropertyDecorator {
   const message = customMessage(options, 'NotBlank') ?? 'must not be blank';
   return constraint({
     // null/undefined never reach `accepts` (see compile.ts): they are blank, not a type error.
-    kind: 'NotBlank', nullPasses: false, accepts: isString, typeMessage: 'must be a string',
+    kind: 'NotBlank',
+    nullPasses: false,
+    accepts: isString,
+    typeMessage: 'must be a string',
     isValid: (v) => typeof v === 'string' && v.trim() !== '',
     message,
   });
@@ -48,7 +51,10 @@ export interface SizeOptions extends ConstraintOptions {
  */
 export function Size(options: SizeOptions): PropertyDecorator {
   const { min, max } = options;
-  for (const [name, b] of [['min', min], ['max', max]] as const) {
+  for (const [name, b] of [
+    ['min', min],
+    ['max', max],
+  ] as const) {
     if (b !== undefined && !(Number.isSafeInteger(b) && b >= 0)) {
       throw new TypeError(`@Size(): ${name} must be a non-negative integer, got ${String(b)}`);
     }
@@ -57,11 +63,17 @@ export function Size(options: SizeOptions): PropertyDecorator {
   if (min !== undefined && max !== undefined && min > max) throw new TypeError(`@Size(): min ${min} > max ${max}`);
   const lo = min ?? 0;
   const hi = max ?? Number.MAX_SAFE_INTEGER;
-  const fallback = min === undefined ? `size must be at most ${hi}`
-    : max === undefined ? `size must be at least ${lo}`
-      : `size must be between ${lo} and ${hi}`;
+  const fallback =
+    min === undefined
+      ? `size must be at most ${hi}`
+      : max === undefined
+        ? `size must be at least ${lo}`
+        : `size must be between ${lo} and ${hi}`;
   return constraint({
-    kind: 'Size', nullPasses: true, accepts: isSized, typeMessage: 'must be a string or an array',
+    kind: 'Size',
+    nullPasses: true,
+    accepts: isSized,
+    typeMessage: 'must be a string or an array',
     isValid: (v) => {
       if (Array.isArray(v)) return v.length >= lo && v.length <= hi;
       const s = v as string;
@@ -85,15 +97,24 @@ export interface BoundOptions extends ConstraintOptions {
 function bound(kind: 'Min' | 'Max', n: number, options: BoundOptions | undefined): PropertyDecorator {
   if (typeof n !== 'number' || !Number.isFinite(n)) throw new TypeError(`@${kind}() needs a finite number, got ${String(n)}`);
   const exclusive = options?.exclusive === true;
-  const relation = kind === 'Min' ? (exclusive ? 'greater than' : 'greater than or equal to')
-    : (exclusive ? 'less than' : 'less than or equal to');
+  const relation =
+    kind === 'Min' ? (exclusive ? 'greater than' : 'greater than or equal to') : exclusive ? 'less than' : 'less than or equal to';
   // Mixed number/bigint comparison is exact in JS, so 64-bit ids compare correctly.
-  const isValid = kind === 'Min'
-    ? (exclusive ? (v: unknown) => (v as number) > n : (v: unknown) => (v as number) >= n)
-    : (exclusive ? (v: unknown) => (v as number) < n : (v: unknown) => (v as number) <= n);
+  const isValid =
+    kind === 'Min'
+      ? exclusive
+        ? (v: unknown) => (v as number) > n
+        : (v: unknown) => (v as number) >= n
+      : exclusive
+        ? (v: unknown) => (v as number) < n
+        : (v: unknown) => (v as number) <= n;
   return constraint({
-    kind, nullPasses: true, accepts: isNumeric, typeMessage: 'must be a finite number',
-    isValid, message: customMessage(options, kind) ?? `must be ${relation} ${n}`,
+    kind,
+    nullPasses: true,
+    accepts: isNumeric,
+    typeMessage: 'must be a finite number',
+    isValid,
+    message: customMessage(options, kind) ?? `must be ${relation} ${n}`,
   });
 }
 
@@ -114,7 +135,10 @@ export function Max(n: number, options?: BoundOptions): PropertyDecorator {
 /** A safe integer (|v| <= 2^53 - 1; larger JSON integers were already rounded by `JSON.parse`) or a bigint. */
 export function IsInt(options?: ConstraintOptions): PropertyDecorator {
   return constraint({
-    kind: 'IsInt', nullPasses: true, accepts: isNumeric, typeMessage: 'must be a finite number',
+    kind: 'IsInt',
+    nullPasses: true,
+    accepts: isNumeric,
+    typeMessage: 'must be a finite number',
     isValid: (v) => typeof v === 'bigint' || Number.isSafeInteger(v),
     message: customMessage(options, 'IsInt') ?? 'must be an integer',
   });
@@ -122,7 +146,8 @@ export function IsInt(options?: ConstraintOptions): PropertyDecorator {
 
 // WHATWG HTML "valid e-mail address" (the browser's <input type=email> rule). Anchored and with
 // bounded label repetition, so it runs in linear time; the length caps (RFC 5321 §4.5.3.1) run first.
-const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
+const EMAIL =
+  /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61}[a-zA-Z0-9])?)*$/;
 
 /**
  * A well-formed e-mail address (WHATWG HTML rule; at most 254 characters, local part at most 64).
@@ -131,7 +156,10 @@ const EMAIL = /^[a-zA-Z0-9.!#$%&'*+/=?^_`{|}~-]+@[a-zA-Z0-9](?:[a-zA-Z0-9-]{0,61
  */
 export function Email(options?: ConstraintOptions): PropertyDecorator {
   return constraint({
-    kind: 'Email', nullPasses: true, accepts: isString, typeMessage: 'must be a string',
+    kind: 'Email',
+    nullPasses: true,
+    accepts: isString,
+    typeMessage: 'must be a string',
     isValid: (v) => {
       const s = v as string;
       const at = s.indexOf('@');
@@ -154,7 +182,10 @@ export function Pattern(regex: RegExp | string, options?: string | ConstraintOpt
   const whole = new RegExp(`^(?:${source})$`, flags);
   const opts = typeof options === 'string' ? { message: options } : options;
   return constraint({
-    kind: 'Pattern', nullPasses: true, accepts: isString, typeMessage: 'must be a string',
+    kind: 'Pattern',
+    nullPasses: true,
+    accepts: isString,
+    typeMessage: 'must be a string',
     isValid: (v) => whole.test(v as string),
     message: customMessage(opts, 'Pattern') ?? `must match "${source}"`,
   });

@@ -44,8 +44,10 @@ describe('CorsFilter', () => {
       const filter = new CorsFilter();
       expect(respond(filter, request('GET'))).toEqual(SPEC_HEADERS);
       expect(respond(filter, request('DELETE'), new Response(500))).toEqual(SPEC_HEADERS);
-      expect(respond(filter, request('POST'), new Response(401, undefined, { 'www-authenticate': 'API-Key' })))
-        .toEqual({ 'www-authenticate': 'API-Key', ...SPEC_HEADERS });
+      expect(respond(filter, request('POST'), new Response(401, undefined, { 'www-authenticate': 'API-Key' }))).toEqual({
+        'www-authenticate': 'API-Key',
+        ...SPEC_HEADERS,
+      });
     });
 
     it('answers a preflight before matching with 204 and the three headers', () => {
@@ -148,7 +150,9 @@ describe('CorsFilter', () => {
 
   it('asks an origin predicate', () => {
     const filter = new CorsFilter({ allowOrigin: (o) => o.endsWith('.corp.example') });
-    expect(respond(filter, request('GET', { origin: 'https://a.corp.example' }))['access-control-allow-origin']).toBe('https://a.corp.example');
+    expect(respond(filter, request('GET', { origin: 'https://a.corp.example' }))['access-control-allow-origin']).toBe(
+      'https://a.corp.example',
+    );
     expect(respond(filter, request('GET', { origin: 'https://a.example' }))).toEqual({ vary: 'Origin' });
   });
 

@@ -57,12 +57,23 @@ describe('acceptsGzip (RFC 9110 §12.5.3)', () => {
 
   it('answers each header on its own through the one-entry cache (alternating and repeated values)', () => {
     const cases: [string, boolean][] = [
-      ['gzip', true], ['gzip', true], ['gzip;q=0', false], ['gzip;q=0', false], ['gzip', true],
-      ['*;q=0', false], ['*', true], ['identity', false], ['GZIP', true], ['GZIP;Q=0', false],
-      ['', false], ['gzip', true],
+      ['gzip', true],
+      ['gzip', true],
+      ['gzip;q=0', false],
+      ['gzip;q=0', false],
+      ['gzip', true],
+      ['*;q=0', false],
+      ['*', true],
+      ['identity', false],
+      ['GZIP', true],
+      ['GZIP;Q=0', false],
+      ['', false],
+      ['gzip', true],
       // longer than what is cached: computed each time, and the short entry stays valid
-      [`${'br;q=0.5, '.repeat(40)}gzip;q=0`, false], ['gzip', true],
-      [`${'br;q=0.5, '.repeat(40)}gzip`, true], ['gzip;q=0', false],
+      [`${'br;q=0.5, '.repeat(40)}gzip;q=0`, false],
+      ['gzip', true],
+      [`${'br;q=0.5, '.repeat(40)}gzip`, true],
+      ['gzip;q=0', false],
     ];
     expect(cases.map(([h]) => acceptsGzip(h))).toEqual(cases.map(([, expected]) => expected));
     // The same content in a different string instance is the same header.

@@ -14,18 +14,28 @@ const users = Array.from({ length: 200 }, (_, i) => ({ id: i + 1, email: `user${
 class UserResource {
   @GET()
   @Produces('application/json')
-  list(): unknown { return users; }
+  list(): unknown {
+    return users;
+  }
 
   @GET('small')
   @Produces('application/json')
-  small(): unknown { return { id: 1 }; }
+  small(): unknown {
+    return { id: 1 };
+  }
 
   @POST()
   @Produces('application/json')
-  create(@Entity() body: Record<string, unknown>): unknown { return { received: body }; }
+  create(@Entity() body: Record<string, unknown>): unknown {
+    return { received: body };
+  }
 }
 
-interface Reply { status: number; headers: IncomingHttpHeaders; body: Buffer }
+interface Reply {
+  status: number;
+  headers: IncomingHttpHeaders;
+  body: Buffer;
+}
 
 function call(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: Buffer): Promise<Reply> {
   return new Promise((resolve, reject) => {
@@ -49,7 +59,9 @@ describe('gzip and CORS in the pipeline', () => {
     limits: { bodyLimit: 64 * 1024 },
   });
   let port = 0;
-  beforeAll(async () => { port = ((await app.listen(0)) as AddressInfo).port; });
+  beforeAll(async () => {
+    port = ((await app.listen(0)) as AddressInfo).port;
+  });
   afterAll(() => app.close(1000));
 
   it('compresses a large JSON response for a client that accepts gzip, with the CORS headers', async () => {
@@ -98,9 +110,21 @@ describe('gzip and CORS in the pipeline', () => {
   });
 
   it('answers corrupt gzip with 400 and an unknown coding with 415 + Accept-Encoding', async () => {
-    const corrupt = await call(port, 'POST', '/api/users', { 'content-type': 'application/json', 'content-encoding': 'gzip' }, Buffer.from('{"a":1}'));
+    const corrupt = await call(
+      port,
+      'POST',
+      '/api/users',
+      { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      Buffer.from('{"a":1}'),
+    );
     expect(corrupt.status).toBe(400);
-    const br = await call(port, 'POST', '/api/users', { 'content-type': 'application/json', 'content-encoding': 'br' }, Buffer.from('{"a":1}'));
+    const br = await call(
+      port,
+      'POST',
+      '/api/users',
+      { 'content-type': 'application/json', 'content-encoding': 'br' },
+      Buffer.from('{"a":1}'),
+    );
     expect(br.status).toBe(415);
     expect(br.headers['accept-encoding']).toBe('gzip');
   });

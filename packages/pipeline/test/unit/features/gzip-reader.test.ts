@@ -22,7 +22,12 @@ const MiB = 1024 * 1024;
  * request itself (as in the pipeline before any interceptor replaced it), so its declared
  * Content-Length applies to it.
  */
-function readCtx(input: Readable, headers: IncomingHttpHeaders, limit = MiB, raw = false): ReaderInterceptorContext & { proceeded: number } {
+function readCtx(
+  input: Readable,
+  headers: IncomingHttpHeaders,
+  limit = MiB,
+  raw = false,
+): ReaderInterceptorContext & { proceeded: number } {
   const fakeReq = (raw ? Object.assign(input, { headers }) : { headers }) as unknown as IncomingMessage;
   const request = new ContainerRequestContext(fakeReq, {} as ServerResponse, 'POST', '/x', '', false);
   const props = new Map<string, unknown>();
@@ -39,7 +44,9 @@ function readCtx(input: Readable, headers: IncomingHttpHeaders, limit = MiB, raw
       return readBody(ctx.input, ctx.limit, undefined);
     },
     getProperty: (n: string) => props.get(n),
-    setProperty: (n: string, v: unknown) => { props.set(n, v); },
+    setProperty: (n: string, v: unknown) => {
+      props.set(n, v);
+    },
   };
   return ctx;
 }
@@ -65,7 +72,10 @@ function countingSource(chunks: readonly Buffer[], end = true): Readable & { pul
     highWaterMark: 1,
     read() {
       const c = chunks[i];
-      if (c !== undefined) { i++; this.push(c); } else if (end) this.push(null);
+      if (c !== undefined) {
+        i++;
+        this.push(c);
+      } else if (end) this.push(null);
     },
   });
   return Object.assign(src, { pulled: () => i });
@@ -160,7 +170,9 @@ describe('GzipReaderInterceptor', () => {
       const proceed = ctx.proceed.bind(ctx);
       // Observe what the decoder hands the reader.
       ctx.proceed = () => {
-        ctx.input.on('data', (c: Buffer) => { decoded.bytes += c.length; });
+        ctx.input.on('data', (c: Buffer) => {
+          decoded.bytes += c.length;
+        });
         return proceed();
       };
       const err = await rejection(interceptor.aroundReadFrom(ctx));
@@ -220,7 +232,15 @@ describe('GzipReaderInterceptor', () => {
     const endless = async (): Promise<Readable & { pulled: () => number }> => {
       const member = await gzipAsync(Buffer.alloc(0));
       let i = 0;
-      const src = new Readable({ highWaterMark: 1, read() { if (i < 100_000) { i++; this.push(member); } } });
+      const src = new Readable({
+        highWaterMark: 1,
+        read() {
+          if (i < 100_000) {
+            i++;
+            this.push(member);
+          }
+        },
+      });
       return Object.assign(src, { pulled: () => i });
     };
 
@@ -264,7 +284,10 @@ describe('GzipReaderInterceptor', () => {
       expect(body.toString()).toBe(json);
     });
 
-    it.each([['shorter', 5], ['longer', -5]])('compressed bytes %s than declared: 400 PIPE_BODY_LENGTH_MISMATCH', async (_name, delta) => {
+    it.each([
+      ['shorter', 5],
+      ['longer', -5],
+    ])('compressed bytes %s than declared: 400 PIPE_BODY_LENGTH_MISMATCH', async (_name, delta) => {
       const gz = await gzipAsync(json);
       const ctx = readCtx(countingSource([gz]), { 'content-encoding': 'gzip', 'content-length': String(gz.length + delta) }, MiB, true);
       const err = await rejection(new GzipReaderInterceptor().aroundReadFrom(ctx));

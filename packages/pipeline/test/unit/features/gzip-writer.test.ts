@@ -10,12 +10,7 @@ import { Priorities } from '../../../src/core/priorities.js';
 import type { Body, FeatureContext, WriterInterceptorContext } from '../../../src/core/providers.js';
 import { ContainerRequestContext } from '../../../src/core/request-context.js';
 import { Response, type OutgoingHeaders } from '../../../src/core/response.js';
-import {
-  GzipFeature,
-  GzipReaderInterceptor,
-  GzipWriterInterceptor,
-  isCompressibleMediaType,
-} from '../../../src/features/gzip/index.js';
+import { GzipFeature, GzipReaderInterceptor, GzipWriterInterceptor, isCompressibleMediaType } from '../../../src/features/gzip/index.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -41,7 +36,9 @@ function writeCtx(f: FakeWrite): WriterInterceptorContext & { proceeded: number 
     entity: response.entity,
     type: String,
     mediaType: parseMediaType(f.contentType ?? 'application/json')!,
-    get headers() { return response.headers; },
+    get headers() {
+      return response.headers;
+    },
     body: undefined as Body | undefined,
     proceeded: 0,
     async proceed() {
@@ -49,7 +46,9 @@ function writeCtx(f: FakeWrite): WriterInterceptorContext & { proceeded: number 
       ctx.body = f.body;
     },
     getProperty: (n: string) => props.get(n),
-    setProperty: (n: string, v: unknown) => { props.set(n, v); },
+    setProperty: (n: string, v: unknown) => {
+      props.set(n, v);
+    },
   };
   return ctx;
 }
@@ -142,8 +141,15 @@ describe('GzipWriterInterceptor', () => {
   );
 
   it.each([
-    'text/plain', 'text/html', 'text/csv', 'application/json', 'application/problem+json',
-    'application/vnd.api+json', 'application/xml', 'image/svg+xml', 'application/javascript',
+    'text/plain',
+    'text/html',
+    'text/csv',
+    'application/json',
+    'application/problem+json',
+    'application/vnd.api+json',
+    'application/xml',
+    'image/svg+xml',
+    'application/javascript',
   ])('default media types: %s is compressible', (mt) => {
     expect(isCompressibleMediaType(parseMediaType(mt)!)).toBe(true);
   });
@@ -237,7 +243,12 @@ describe('GzipWriterInterceptor', () => {
   describe('stream bodies', () => {
     it('always compresses a stream (size unknown); the output gunzips to the original', async () => {
       const parts = Array.from({ length: 50 }, (_, i) => Buffer.from(`chunk ${i} `.repeat(20)));
-      const ctx = writeCtx({ body: Readable.from(parts), contentType: 'text/plain', acceptEncoding: 'gzip', headers: { 'content-length': 1 } });
+      const ctx = writeCtx({
+        body: Readable.from(parts),
+        contentType: 'text/plain',
+        acceptEncoding: 'gzip',
+        headers: { 'content-length': 1 },
+      });
       await new GzipWriterInterceptor({ threshold: 1 << 30 }).aroundWriteTo(ctx);
       expect(ctx.headers['content-encoding']).toBe('gzip');
       expect(ctx.headers['content-length']).toBeUndefined();
@@ -280,7 +291,10 @@ describe('GzipFeature', () => {
   it('registers the writer and the reader interceptor with the options passed through', async () => {
     const registered: object[] = [];
     const context: FeatureContext = {
-      register(provider) { registered.push(provider); return this; },
+      register(provider) {
+        registered.push(provider);
+        return this;
+      },
     };
     new GzipFeature({ threshold: 0, maxDecodedBytes: 10 }).setup(context);
     expect(registered).toHaveLength(2);

@@ -8,7 +8,12 @@ import { ResourceInfo } from '../../../src/core/resource-info.js';
 import { SecurityContext } from '../../../src/core/security-context.js';
 import type { NameBindingDecorator } from '../../../src/decorators/binding.js';
 import {
-  DenyAll, DenyAllFilter, PermitAll, RolesAllowed, RolesAllowedFeature, RolesAllowedFilter,
+  DenyAll,
+  DenyAllFilter,
+  PermitAll,
+  RolesAllowed,
+  RolesAllowedFeature,
+  RolesAllowedFilter,
 } from '../../../src/features/security/index.js';
 
 /** A FeatureContext that records what the feature registers. */
@@ -68,29 +73,57 @@ function outcome(filter: ContainerRequestFilter, ctx: ContainerRequestContext): 
 
 @RolesAllowed('ADMIN')
 class AdminResource {
-  list() { return []; }
-  @PermitAll() health() { return 'ok'; }
-  @RolesAllowed('USER', 'AUDITOR') mine() { return []; }
-  @DenyAll() purge() { return undefined; }
+  list() {
+    return [];
+  }
+  @PermitAll() health() {
+    return 'ok';
+  }
+  @RolesAllowed('USER', 'AUDITOR') mine() {
+    return [];
+  }
+  @DenyAll() purge() {
+    return undefined;
+  }
 }
 
 class OpenResource {
-  plain() { return 1; }
-  @RolesAllowed('USER') guarded() { return 2; }
-  @RolesAllowed() nobody() { return 3; }
+  plain() {
+    return 1;
+  }
+  @RolesAllowed('USER') guarded() {
+    return 2;
+  }
+  @RolesAllowed() nobody() {
+    return 3;
+  }
 }
 
 @DenyAll()
 class LockedResource {
-  hidden() { return 1; }
-  @RolesAllowed('ADMIN') adminOnly() { return 2; }
-  @PermitAll() open() { return 3; }
+  hidden() {
+    return 1;
+  }
+  @RolesAllowed('ADMIN') adminOnly() {
+    return 2;
+  }
+  @PermitAll() open() {
+    return 3;
+  }
 }
 
 @PermitAll()
-class PublicResource { read() { return 1; } }
+class PublicResource {
+  read() {
+    return 1;
+  }
+}
 
-class ChildOfAdmin extends AdminResource { extra() { return 4; } }
+class ChildOfAdmin extends AdminResource {
+  extra() {
+    return 4;
+  }
+}
 
 describe('RolesAllowed, PermitAll, DenyAll bindings', () => {
   it('carry their arguments, readable through resourceInfo.getBinding', () => {
@@ -188,7 +221,11 @@ describe('DenyAll and PermitAll', () => {
 });
 
 describe('hand-built ResourceInfo (no decorator metadata)', () => {
-  class Bare { get() { return 1; } }
+  class Bare {
+    get() {
+      return 1;
+    }
+  }
   const info = (bindings: Map<NameBindingDecorator, unknown[]>) => new ResourceInfo(Bare, 'get', 'GET', '/bare', bindings);
 
   it('falls back to the merged bindings map', () => {
@@ -208,17 +245,31 @@ describe('hand-built ResourceInfo (no decorator metadata)', () => {
 describe('challenge option', () => {
   it('uses a fixed custom challenge', () => {
     const filter = filterFor(infoFor(AdminResource, 'list'), new RolesAllowedFeature({ challenge: 'Basic realm="admin"' }))!;
-    expect(() => filter.filterRequest(anonymous())).toThrow(expect.objectContaining({
-      status: 401, headers: { 'www-authenticate': 'Basic realm="admin"' },
-    }));
+    expect(() => filter.filterRequest(anonymous())).toThrow(
+      expect.objectContaining({
+        status: 401,
+        headers: { 'www-authenticate': 'Basic realm="admin"' },
+      }),
+    );
   });
 
   it('computes the challenge per request', () => {
-    const feature = new RolesAllowedFeature({ challenge: (req) => (req.getHeader('x-client') === 'cli' ? 'Basic realm="api"' : 'Bearer realm="api"') });
+    const feature = new RolesAllowedFeature({
+      challenge: (req) => (req.getHeader('x-client') === 'cli' ? 'Basic realm="api"' : 'Bearer realm="api"'),
+    });
     const filter = filterFor(infoFor(AdminResource, 'list'), feature)!;
-    const cli = new ContainerRequestContext({ headers: { 'x-client': 'cli' } } as unknown as IncomingMessage, {} as ServerResponse, 'GET', '/x', '', false);
+    const cli = new ContainerRequestContext(
+      { headers: { 'x-client': 'cli' } } as unknown as IncomingMessage,
+      {} as ServerResponse,
+      'GET',
+      '/x',
+      '',
+      false,
+    );
     expect(() => filter.filterRequest(cli)).toThrow(expect.objectContaining({ headers: { 'www-authenticate': 'Basic realm="api"' } }));
-    expect(() => filter.filterRequest(anonymous())).toThrow(expect.objectContaining({ headers: { 'www-authenticate': 'Bearer realm="api"' } }));
+    expect(() => filter.filterRequest(anonymous())).toThrow(
+      expect.objectContaining({ headers: { 'www-authenticate': 'Bearer realm="api"' } }),
+    );
   });
 
   it('refuses challenges that would split the response header', () => {

@@ -1,8 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '../../../src/core/errors.js';
 import {
-  compileValidator, Email, IsInt, Max, MAX_VALIDATION_DEPTH, Min, NotBlank, NotNull, Pattern, Size, Valid,
-  ValidationError, validateOrThrow, type Validator,
+  compileValidator,
+  Email,
+  IsInt,
+  Max,
+  MAX_VALIDATION_DEPTH,
+  Min,
+  NotBlank,
+  NotNull,
+  Pattern,
+  Size,
+  Valid,
+  ValidationError,
+  validateOrThrow,
+  type Validator,
 } from '../../../src/features/validation/index.js';
 
 function validatorOf(type: Function): Validator {
@@ -52,7 +64,9 @@ describe('single constraints', () => {
   });
 
   it('Size checks array lengths', () => {
-    class Tags { @Size({ min: 1, max: 2 }) tags?: string[]; }
+    class Tags {
+      @Size({ min: 1, max: 2 }) tags?: string[];
+    }
     const v = validatorOf(Tags);
     expect(v({ tags: ['a'] })).toEqual([]);
     expect(v({ tags: [] })).toEqual([{ field: 'tags', message: 'size must be between 1 and 2' }]);
@@ -76,7 +90,10 @@ describe('single constraints', () => {
   });
 
   it('Min and Max support exclusive bounds', () => {
-    class Line { @Min(0, { exclusive: true }) quantity?: number; @Max(1, { exclusive: true }) ratio?: number; }
+    class Line {
+      @Min(0, { exclusive: true }) quantity?: number;
+      @Max(1, { exclusive: true }) ratio?: number;
+    }
     const v = validatorOf(Line);
     expect(v({ quantity: 0.5, ratio: 0.99 })).toEqual([]);
     expect(v({ quantity: 0, ratio: 1 }).map((x) => x.message)).toEqual(['must be greater than 0', 'must be less than 1']);
@@ -86,7 +103,16 @@ describe('single constraints', () => {
     for (const ok of ['a@b.co', 'first.last+tag@sub.example.org', 'x@localhost']) {
       expect(validate({ ...good, email: ok }), ok).toEqual([]);
     }
-    for (const bad of ['invalid-email', '@example.com', 'a@', 'a b@example.com', 'a@-x.com', 'a@x..com', `${'a'.repeat(65)}@x.com`, `a@${'b'.repeat(250)}.com`]) {
+    for (const bad of [
+      'invalid-email',
+      '@example.com',
+      'a@',
+      'a b@example.com',
+      'a@-x.com',
+      'a@x..com',
+      `${'a'.repeat(65)}@x.com`,
+      `a@${'b'.repeat(250)}.com`,
+    ]) {
       expect(validate({ ...good, email: bad })[0]?.message, bad).toBe('must be a well-formed email address');
     }
     expect(validate({ ...good, email: 5 })[0]?.message).toBe('must be a string');
@@ -100,7 +126,10 @@ describe('single constraints', () => {
   });
 
   it('Pattern matches the whole string and accepts a message string', () => {
-    class Order { @Pattern(/ORD-\d+/g, 'must look like ORD-123') orderNumber?: string; @Pattern('[A-Z]+') status?: string; }
+    class Order {
+      @Pattern(/ORD-\d+/g, 'must look like ORD-123') orderNumber?: string;
+      @Pattern('[A-Z]+') status?: string;
+    }
     const v = validatorOf(Order);
     expect(v({ orderNumber: 'ORD-42', status: 'PENDING' })).toEqual([]);
     // The stripped g flag: a second call must give the same answer.
@@ -119,12 +148,18 @@ describe('single constraints', () => {
       @Min(18, { message: 'adults only' }) age?: number;
       @Email({ message: 'bad mail' }) alt?: string;
     }
-    expect(validatorOf(M)({ name: 'A', age: 3, alt: 'x' }).map((v) => v.message))
-      .toEqual(['email is required', 'too short', 'adults only', 'bad mail']);
+    expect(validatorOf(M)({ name: 'A', age: 3, alt: 'x' }).map((v) => v.message)).toEqual([
+      'email is required',
+      'too short',
+      'adults only',
+      'bad mail',
+    ]);
   });
 
   it('all constraints but NotNull/NotBlank pass on null and undefined', () => {
-    class Opt { @Size({ min: 2 }) @Email() @Pattern(/x/) @Min(1) @Max(2) @IsInt() a?: unknown; }
+    class Opt {
+      @Size({ min: 2 }) @Email() @Pattern(/x/) @Min(1) @Max(2) @IsInt() a?: unknown;
+    }
     const v = validatorOf(Opt);
     expect(v({})).toEqual([]);
     expect(v({ a: null })).toEqual([]);
@@ -142,13 +177,17 @@ describe('all violations and the entity shape', () => {
       { field: 'age', message: 'must be greater than or equal to 18', value: 12 },
     ]);
     expect(validate({}).map((v) => `${v.field}: ${v.message}`)).toEqual([
-      'email: must not be null', 'firstName: must not be blank', 'lastName: must not be blank',
+      'email: must not be null',
+      'firstName: must not be blank',
+      'lastName: must not be blank',
     ]);
   });
 
   it('gives one violation with field "" for an entity that is not an object', () => {
     for (const bad of [null, undefined, 'text', 42, [], [good]]) {
-      expect(validate(bad), JSON.stringify(bad) ?? 'undefined').toEqual([expect.objectContaining({ field: '', message: 'must be an object' })]);
+      expect(validate(bad), JSON.stringify(bad) ?? 'undefined').toEqual([
+        expect.objectContaining({ field: '', message: 'must be an object' }),
+      ]);
     }
   });
 
@@ -158,7 +197,9 @@ describe('all violations and the entity shape', () => {
   });
 
   it('ignores prototype keys and inherited properties of JSON input', () => {
-    class Proto { @NotNull() constructor_?: string; }
+    class Proto {
+      @NotNull() constructor_?: string;
+    }
     // Applied by hand: TypeScript will not type a `toString?: string` field on a class.
     NotNull()(Proto.prototype, 'toString');
     NotNull()(Proto.prototype, 'isAdmin');
@@ -172,16 +213,27 @@ describe('all violations and the entity shape', () => {
     const nullProto = Object.assign(Object.create(null) as object, { constructor_: 'c', toString: 'x', isAdmin: false });
     expect(v(nullProto)).toEqual([]);
     expect(({} as { isAdmin?: unknown }).isAdmin).toBeUndefined();
-    expect(validate(JSON.parse('{"__proto__": {"email": "a@b.co"}, "firstName": "Ann", "lastName": "Lee"}'))
-      .map((x) => x.field)).toEqual(['email']);
+    expect(validate(JSON.parse('{"__proto__": {"email": "a@b.co"}, "firstName": "Ann", "lastName": "Lee"}')).map((x) => x.field)).toEqual([
+      'email',
+    ]);
   });
 });
 
 describe('nesting', () => {
-  class City { @NotBlank() name!: string; }
-  class Address { @NotBlank() street!: string; @Valid() city!: City; }
-  class Product { @NotBlank() name!: string; }
-  class Item { @Valid() @NotNull() product!: Product; @Min(0, { exclusive: true }) quantity!: number; }
+  class City {
+    @NotBlank() name!: string;
+  }
+  class Address {
+    @NotBlank() street!: string;
+    @Valid() city!: City;
+  }
+  class Product {
+    @NotBlank() name!: string;
+  }
+  class Item {
+    @Valid() @NotNull() product!: Product;
+    @Min(0, { exclusive: true }) quantity!: number;
+  }
   class Order {
     @Valid() address?: Address;
     @Size({ min: 1 }) @Valid(Item) items!: Item[];
@@ -216,14 +268,19 @@ describe('nesting', () => {
   });
 
   it('decides by shape when the declared type is unknown (interface or union)', () => {
-    class Loose { @Valid(Product) thing?: Product | Product[] | null; }
+    class Loose {
+      @Valid(Product) thing?: Product | Product[] | null;
+    }
     const v = validatorOf(Loose);
     expect(v({ thing: { name: '' } })).toEqual([{ field: 'thing.name', message: 'must not be blank', value: '' }]);
     expect(v({ thing: [{ name: 'a' }, { name: '' }] })).toEqual([{ field: 'thing[1].name', message: 'must not be blank', value: '' }]);
   });
 
   it('bounds the depth of self-referencing types', () => {
-    class Node { @NotNull() id?: number; @Valid() next?: Node; }
+    class Node {
+      @NotNull() id?: number;
+      @Valid() next?: Node;
+    }
     const v = validatorOf(Node);
     const build = (n: number): Record<string, unknown> => {
       let cur: Record<string, unknown> = { id: n };
@@ -239,11 +296,17 @@ describe('nesting', () => {
   });
 
   it('fails at start-up when Valid() cannot know the nested class', () => {
-    class NoElement { @Valid() items?: Item[]; }
+    class NoElement {
+      @Valid() items?: Item[];
+    }
     expect(() => compileValidator(NoElement)).toThrow(/needs Valid\(ElementType\)/);
-    class Primitive { @Valid() name?: string; }
+    class Primitive {
+      @Valid() name?: string;
+    }
     expect(() => compileValidator(Primitive)).toThrow(/use Valid\(Type\)/);
-    class Wrong { @Valid(Item) name?: string; }
+    class Wrong {
+      @Valid(Item) name?: string;
+    }
     expect(() => compileValidator(Wrong)).toThrow(/declared as String/);
     // The failure is not cached as a half-built validator.
     expect(() => compileValidator(NoElement)).toThrow(TypeError);
@@ -252,7 +315,9 @@ describe('nesting', () => {
 
 describe('compilation', () => {
   it('returns undefined for a class without constraints and for non-classes', () => {
-    class Plain { name?: string; }
+    class Plain {
+      name?: string;
+    }
     expect(compileValidator(Plain)).toBeUndefined();
     expect(compileValidator(String)).toBeUndefined();
     expect(compileValidator({})).toBeUndefined();
@@ -263,9 +328,16 @@ describe('compilation', () => {
   });
 
   it('includes constraints inherited from superclasses, base fields first, adding up', () => {
-    class Base { @NotNull() id?: number; @Size({ max: 5 }) code?: string; }
-    class Mid extends Base { @NotBlank() name?: string; }
-    class Leaf extends Mid { @Pattern(/[a-z]+/) override code?: string; }
+    class Base {
+      @NotNull() id?: number;
+      @Size({ max: 5 }) code?: string;
+    }
+    class Mid extends Base {
+      @NotBlank() name?: string;
+    }
+    class Leaf extends Mid {
+      @Pattern(/[a-z]+/) override code?: string;
+    }
     expect(validatorOf(Leaf)({ code: 'ABCDEFG' }).map((v) => `${v.field}: ${v.message}`)).toEqual([
       'id: must not be null',
       'code: size must be at most 5',
@@ -285,7 +357,9 @@ describe('compilation', () => {
     expect(() => Min(Number.NaN)).toThrow(TypeError);
     expect(() => Pattern('(')).toThrow(SyntaxError);
     expect(() => {
-      class S { @NotNull() static x?: string; }
+      class S {
+        @NotNull() static x?: string;
+      }
       return S;
     }).toThrow(/static/);
   });
@@ -293,7 +367,10 @@ describe('compilation', () => {
 
 describe('ValidationError and validateOrThrow', () => {
   it('is a 400 BadRequestError carrying every violation as details', () => {
-    const violations = [{ field: 'email', message: 'must not be null' }, { field: 'age', message: 'must be an integer' }];
+    const violations = [
+      { field: 'email', message: 'must not be null' },
+      { field: 'age', message: 'must be an integer' },
+    ];
     const err = new ValidationError(violations);
     expect(err).toBeInstanceOf(BadRequestError);
     expect(err.status).toBe(400);

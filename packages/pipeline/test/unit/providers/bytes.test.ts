@@ -46,7 +46,9 @@ describe('BytesWriter', () => {
     new Uint8Array(ab)[0] = 7;
     expect(view[0]).toBe(7);
     const i16 = new Int16Array([1, 256]);
-    expect([...(writer.writeTo(i16, Int16Array, mt('application/octet-stream'), writeCtx) as Uint8Array)]).toEqual([...new Uint8Array(i16.buffer)]);
+    expect([...(writer.writeTo(i16, Int16Array, mt('application/octet-stream'), writeCtx) as Uint8Array)]).toEqual([
+      ...new Uint8Array(i16.buffer),
+    ]);
     expect(() => writer.writeTo('no', String, mt('application/octet-stream'), writeCtx)).toThrow(TypeError);
   });
 });

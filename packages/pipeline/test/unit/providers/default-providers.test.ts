@@ -17,7 +17,7 @@ describe('defaultProviders', () => {
 
   it('declares parseable media types for negotiation', () => {
     for (const p of all) {
-      const list = (p as { produces?: readonly string[]; consumes?: readonly string[] });
+      const list = p as { produces?: readonly string[]; consumes?: readonly string[] };
       for (const s of [...(list.produces ?? []), ...(list.consumes ?? [])]) {
         const m = parseMediaType(s);
         expect(m, s).toBeDefined();
@@ -43,7 +43,9 @@ describe('defaultProviders', () => {
     expect(first(Object, 'application/json')).toBe('JsonWriter');
     expect(first(String, 'text/plain')).toBe('TextWriter');
     expect(first(Buffer, 'application/json')).toBe('BytesWriter');
-    function* g(): Generator<string> { yield 'x'; }
+    function* g(): Generator<string> {
+      yield 'x';
+    }
     expect(first(g().constructor, 'application/x-ndjson')).toBe('StreamWriter');
   });
 

@@ -92,8 +92,10 @@ describe('JsonReader: rejections', () => {
     expect(err.status).toBe(400);
     expect(err.code).toBe('PIPE_JSON_FORBIDDEN_KEY');
     expect(({} as Record<string, unknown>).x).toBeUndefined();
-    expect(await read('{"constructor":"Ctor","c":{"constructor":{"name":"n"}}}'))
-      .toEqual({ constructor: 'Ctor', c: { constructor: { name: 'n' } } });
+    expect(await read('{"constructor":"Ctor","c":{"constructor":{"name":"n"}}}')).toEqual({
+      constructor: 'Ctor',
+      c: { constructor: { name: 'n' } },
+    });
   });
 
   it('rejects 100 000-deep nesting with 400, without a stack overflow', async () => {
@@ -109,8 +111,9 @@ describe('JsonReader: rejections', () => {
     const nest = (n: number): string => '['.repeat(n) + '0' + ']'.repeat(n);
     await expect(read(nest(256))).resolves.toBeDefined();
     expect((await rejection(read(nest(257)))).code).toBe('PIPE_JSON_TOO_DEEP');
-    expect((await rejection(new JsonReader({ maxDepth: 3 }).readFrom(Object, JSON_MT, bytes(nest(4) + ' '.repeat(10)), readCtx()))).code)
-      .toBe('PIPE_JSON_TOO_DEEP');
+    expect(
+      (await rejection(new JsonReader({ maxDepth: 3 }).readFrom(Object, JSON_MT, bytes(nest(4) + ' '.repeat(10)), readCtx()))).code,
+    ).toBe('PIPE_JSON_TOO_DEEP');
   });
 
   it('does not count brackets inside strings as nesting', async () => {
@@ -151,7 +154,11 @@ describe('json-safety helpers', () => {
   it('walks a 100 000-deep parsed tree iteratively', () => {
     let deep: Record<string, unknown> = {};
     const root = deep;
-    for (let i = 0; i < 100_000; i++) { const next = {}; deep.a = next; deep = next; }
+    for (let i = 0; i < 100_000; i++) {
+      const next = {};
+      deep.a = next;
+      deep = next;
+    }
     deep.bad = Infinity;
     expect(findUnsafeJson(root)).toBe('PIPE_JSON_NON_FINITE');
     delete deep.bad;

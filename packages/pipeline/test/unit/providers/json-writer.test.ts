@@ -23,7 +23,9 @@ describe('JsonWriter: selection', () => {
     expect(w.isWriteable(Buffer, JSON_MT)).toBe(false);
     expect(w.isWriteable(ArrayBuffer, JSON_MT)).toBe(false);
     expect(w.isWriteable(Readable, JSON_MT)).toBe(false);
-    async function* gen(): AsyncGenerator<string> { yield 'x'; }
+    async function* gen(): AsyncGenerator<string> {
+      yield 'x';
+    }
     expect(w.isWriteable(gen().constructor, JSON_MT)).toBe(false);
   });
 
@@ -42,7 +44,9 @@ describe('JsonWriter: output', () => {
   });
 
   it('asks the resolver with the entity type', () => {
-    class User { id = 1; }
+    class User {
+      id = 1;
+    }
     const resolve = vi.fn((_t: TypeToken) => undefined);
     write(new JsonWriter(resolve), new User(), User);
     expect(resolve).toHaveBeenCalledWith(User);
@@ -81,14 +85,17 @@ describe('JsonWriter: output', () => {
 
   it('applies a user replacer after the date format and before omitNulls', () => {
     const seen: unknown[] = [];
-    const w = new JsonWriter(() => new JsonOptions({
-      dateFormat: 'epoch-millis',
-      omitNulls: true,
-      replacer: (key, value, holder) => {
-        if (key === 'd') seen.push(value, holder);
-        return key === 'secret' ? null : value;
-      },
-    }));
+    const w = new JsonWriter(
+      () =>
+        new JsonOptions({
+          dateFormat: 'epoch-millis',
+          omitNulls: true,
+          replacer: (key, value, holder) => {
+            if (key === 'd') seen.push(value, holder);
+            return key === 'secret' ? null : value;
+          },
+        }),
+    );
     const entity = { d: new Date(5), secret: 'x', keep: 1 };
     expect(write(w, entity)).toBe('{"d":5,"keep":1}');
     expect(seen).toEqual([5, entity]);

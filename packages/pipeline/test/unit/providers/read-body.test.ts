@@ -13,7 +13,10 @@ function probe(body: Buffer): Readable & { reads: number } {
   const r = new Readable({
     read() {
       r.reads++;
-      if (served) { this.push(null); return; }
+      if (served) {
+        this.push(null);
+        return;
+      }
       served = true;
       this.push(body);
     },
@@ -174,7 +177,9 @@ describe('readBody over a real loopback request', () => {
   it('reads a complete body and rejects a client that disconnects mid-body', async () => {
     const results: Promise<Buffer>[] = [];
     let started!: () => void;
-    const startedP = new Promise<void>((resolve) => { started = resolve; });
+    const startedP = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const port = await listen((req) => {
       results.push(readBody(req, 1000, Number(req.headers['content-length'])));
       started();
@@ -191,7 +196,9 @@ describe('readBody over a real loopback request', () => {
   it('reads an exact-length body from a real request', async () => {
     let result!: Promise<Buffer>;
     let started!: () => void;
-    const startedP = new Promise<void>((resolve) => { started = resolve; });
+    const startedP = new Promise<void>((resolve) => {
+      started = resolve;
+    });
     const port = await listen((req) => {
       result = readBody(req, 10, Number(req.headers['content-length']));
       started();

@@ -72,8 +72,12 @@ describe('StreamReader', () => {
 
 describe('StreamWriter: selection', () => {
   const writer = new StreamWriter();
-  async function* agen(): AsyncGenerator<string> { yield 'a'; }
-  function* sgen(): Generator<string> { yield 'a'; }
+  async function* agen(): AsyncGenerator<string> {
+    yield 'a';
+  }
+  function* sgen(): Generator<string> {
+    yield 'a';
+  }
 
   it('writes Readables, async iterables and iterators, as any media type', () => {
     expect(writer.isWriteable(Readable, OCTETS)).toBe(true);
@@ -81,7 +85,11 @@ describe('StreamWriter: selection', () => {
     // The lifecycle's token for a generator object is its `constructor` (an object, not a class).
     expect(writer.isWriteable(agen().constructor, OCTETS)).toBe(true);
     expect(writer.isWriteable(sgen().constructor, OCTETS)).toBe(true);
-    class Feed { async *[Symbol.asyncIterator](): AsyncGenerator<string> { yield 'x'; } }
+    class Feed {
+      async *[Symbol.asyncIterator](): AsyncGenerator<string> {
+        yield 'x';
+      }
+    }
     expect(writer.isWriteable(Feed, OCTETS)).toBe(true);
     expect(writer.produces).toEqual(['application/octet-stream', '*/*']);
   });
@@ -105,8 +113,14 @@ describe('StreamWriter: output', () => {
   });
 
   it('turns async and sync generators of strings / Uint8Arrays into a byte stream', async () => {
-    async function* agen(): AsyncGenerator<string | Uint8Array> { yield 'hé'; yield new Uint8Array([33]); }
-    function* sgen(): Generator<string> { yield 'a'; yield 'b'; }
+    async function* agen(): AsyncGenerator<string | Uint8Array> {
+      yield 'hé';
+      yield new Uint8Array([33]);
+    }
+    function* sgen(): Generator<string> {
+      yield 'a';
+      yield 'b';
+    }
     const a = writer.writeTo(agen(), Object, OCTETS, writeCtx) as Readable;
     expect(a.readableObjectMode).toBe(false);
     expect((await collect(a)).toString()).toBe('hé!');
@@ -115,13 +129,19 @@ describe('StreamWriter: output', () => {
 
   it('streams a web ReadableStream', async () => {
     const web = new ReadableStream<Uint8Array>({
-      start(c) { c.enqueue(new TextEncoder().encode('web')); c.close(); },
+      start(c) {
+        c.enqueue(new TextEncoder().encode('web'));
+        c.close();
+      },
     });
     expect((await collect(writer.writeTo(web, ReadableStream, OCTETS, writeCtx) as Readable)).toString()).toBe('web');
   });
 
   it('fails the stream on a chunk that is not bytes or text', async () => {
-    async function* bad(): AsyncGenerator<unknown> { yield 'ok'; yield { no: 1 }; }
+    async function* bad(): AsyncGenerator<unknown> {
+      yield 'ok';
+      yield { no: 1 };
+    }
     const err = await rejection(collect(writer.writeTo(bad(), Object, OCTETS, writeCtx) as Readable));
     expect((err as { code?: string }).code).toBe('ERR_INVALID_ARG_TYPE');
   });
@@ -141,7 +161,10 @@ describe('StreamWriter: output', () => {
     const body = writer.writeTo(gen(), Object, OCTETS, writeCtx) as Readable;
     const slow = new Writable({
       highWaterMark: 1024,
-      write(_chunk, _enc, cb) { consumed++; setImmediate(cb); },
+      write(_chunk, _enc, cb) {
+        consumed++;
+        setImmediate(cb);
+      },
     });
     await pipeline(body, slow);
     expect(consumed).toBe(total);

@@ -1,6 +1,12 @@
 import {
-  BadRequestError, PreMatching, Priorities, Priority,
-  type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter,
+  BadRequestError,
+  PreMatching,
+  Priorities,
+  Priority,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 
 /** The only API version; SPEC Versioning: clients send `X-API-Version: 1`. */

@@ -1,8 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import {
-  Priorities, Priority, SecurityContext,
-  type ContainerRequestContext, type ContainerRequestFilter,
-} from '@jaxrs-node/pipeline';
+import { Priorities, Priority, SecurityContext, type ContainerRequestContext, type ContainerRequestFilter } from '@jaxrs-node/pipeline';
 import type { Principal } from '../../domain/auth.js';
 import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth-guards.js';
 import type { ApiKeyVerifier, BasicAuthenticator } from '../../domain/credentials.js';

@@ -1,7 +1,12 @@
 import { inject, injectable } from 'tsyringe';
 import {
-  Priorities, Priority, TooManyRequestsError,
-  type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter,
+  Priorities,
+  Priority,
+  TooManyRequestsError,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 import type { RateLimitDecision, RateLimiter } from '../../domain/rate-limit.js';
 import { RateLimited } from '../bindings.js';

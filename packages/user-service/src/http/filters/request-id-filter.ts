@@ -1,7 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import {
-  PreMatching, Priority,
-  type ContainerRequestContext, type ContainerRequestFilter, type ContainerResponseContext, type ContainerResponseFilter,
+  PreMatching,
+  Priority,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 
 export const REQUEST_ID_PROPERTY = 'requestId';

@@ -13,8 +13,12 @@ import type { RecordStore } from '../../storage/index.js';
 @Produces('application/json')
 export class HealthResource {
   constructor(@inject(TOKENS.store) private readonly store: RecordStore) {}
-  @GET('api/health') api(): unknown { return this.status(); }
-  @GET('health') root(): unknown { return this.status(); }
+  @GET('api/health') api(): unknown {
+    return this.status();
+  }
+  @GET('health') root(): unknown {
+    return this.status();
+  }
   private status(): unknown {
     return { status: 'UP', users: this.store.size('users') };
   }
@@ -23,7 +27,9 @@ export class HealthResource {
 /** `GET /test`: plain text. */
 @Path('/test')
 export class TestResource {
-  @GET() @Produces('text/plain') text(): string { return 'Test endpoint OK'; }
+  @GET() @Produces('text/plain') text(): string {
+    return 'Test endpoint OK';
+  }
 }
 
 /**
@@ -33,7 +39,8 @@ export class TestResource {
  */
 @Path('/api/large-data')
 export class LargeDataResource {
-  @GET() @Produces('application/json')
+  @GET()
+  @Produces('application/json')
   stream(@QueryParam('count') count: string | undefined): unknown {
     return largeDataStream({ count: parseLargeDataCount(count) });
   }
@@ -41,14 +48,18 @@ export class LargeDataResource {
 
 /** The entity of `/api/custom-data`; `customField` is added by CustomFieldInterceptor. */
 export class CustomData {
-  constructor(readonly message: string, readonly generatedAt: string) {}
+  constructor(
+    readonly message: string,
+    readonly generatedAt: string,
+  ) {}
 }
 
 /** `GET /api/custom-data`: see CustomFieldInterceptor (a name-bound writer interceptor). */
 @Path('/api/custom-data')
 @Enriched()
 export class CustomDataResource {
-  @GET() @Produces('application/json')
+  @GET()
+  @Produces('application/json')
   get(): CustomData {
     return new CustomData('Custom data produced by the resource', formatTimestamp(new Date()));
   }
@@ -57,6 +68,9 @@ export class CustomDataResource {
 /** `GET /api/schema/user`: the JSON Schema every user representation validates against. */
 @Path('/api/schema/user')
 export class SchemaResource {
-  @GET() @Produces('application/schema+json', 'application/json')
-  get(): unknown { return USER_JSON_SCHEMA; }
+  @GET()
+  @Produces('application/schema+json', 'application/json')
+  get(): unknown {
+    return USER_JSON_SCHEMA;
+  }
 }

@@ -11,7 +11,9 @@ import { TOKENS } from '../tokens.js';
 @BasicAuth()
 export class AdminUsersResource {
   constructor(@inject(TOKENS.users) private readonly users: UserService) {}
-  @GET() list(): unknown { return this.users.list(); }
+  @GET() list(): unknown {
+    return this.users.list();
+  }
 }
 
 /** `GET /api/protected/users`: a bearer token from `/api/auth/login`. */
@@ -21,7 +23,9 @@ export class AdminUsersResource {
 @BearerAuth()
 export class ProtectedUsersResource {
   constructor(@inject(TOKENS.users) private readonly users: UserService) {}
-  @GET() list(): unknown { return this.users.list(); }
+  @GET() list(): unknown {
+    return this.users.list();
+  }
 }
 
 /** `/api/external/**`: the only area that requires `X-API-Key` (401 missing, 403 wrong). */
@@ -31,5 +35,7 @@ export class ProtectedUsersResource {
 @ApiKeyAuth()
 export class ExternalUsersResource {
   constructor(@inject(TOKENS.users) private readonly users: UserService) {}
-  @GET() list(): unknown { return this.users.list(); }
+  @GET() list(): unknown {
+    return this.users.list();
+  }
 }

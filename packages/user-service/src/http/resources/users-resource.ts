@@ -1,6 +1,19 @@
 import { inject, injectable } from 'tsyringe';
 import {
-  Consumes, Context, DELETE, Entity, GET, PATCH, Path, PathParam, POST, PUT, Produces, QueryParam, Response, UriInfo,
+  Consumes,
+  Context,
+  DELETE,
+  Entity,
+  GET,
+  PATCH,
+  Path,
+  PathParam,
+  POST,
+  PUT,
+  Produces,
+  QueryParam,
+  Response,
+  UriInfo,
 } from '@jaxrs-node/pipeline';
 import type { OrderService } from '../../domain/orders.js';
 import { parsePageQuery } from '../../domain/paging.js';
