@@ -72,13 +72,12 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
 }
 
 /**
- * Can the Accept header not change a cacheable decision? True when the route negotiated a
- * concrete type: {@link responseMediaType} then returns it before looking at Accept for a
- * non-error response without an explicit Content-Type (the only ones {@link planFor} caches).
- * Without `@Produces`, or with a wildcard a filter set, the writers' types are negotiated against
- * Accept. Keep this in step with the first branch of {@link responseMediaType}.
+ * Is the route's negotiated type concrete (no `*`)? Then {@link responseMediaType} answers with it
+ * before looking at Accept (for a non-error response without an explicit Content-Type, the only
+ * ones {@link planFor} caches), so Accept cannot change the decision. Without `@Produces`, or with
+ * a wildcard a filter set, the writers' types are negotiated against Accept.
  */
-function acceptIgnored(produced: MediaType | undefined): boolean {
+function acceptIgnored(produced: MediaType | undefined): produced is MediaType {
   return produced !== undefined && produced.type !== '*' && produced.subtype !== '*';
 }
 
@@ -127,7 +126,7 @@ export function responseMediaType(ex: Exchange, response: Response, type: TypeTo
   }
   const failing = response.status >= 400 || ex.mapped;
   const routeType = ex.responseMediaType;
-  if (routeType !== undefined && routeType.type !== '*' && routeType.subtype !== '*') {
+  if (acceptIgnored(routeType)) {
     // An error entity (e.g. the error body on a text/csv route) may have no writer for the
     // route's type: then it falls back to what the writers offer for it, instead of a 500.
     if (!failing || findWriter(ex, type, routeType) !== undefined) return routeType;
