@@ -11,6 +11,12 @@ import type { TypeToken } from './providers.js';
 export const MAX_CACHED_MEDIA_TYPES = 32;
 /** Longer keys are never cached (a real media type is well under 100 characters). */
 export const MAX_CACHED_KEY_LENGTH = 256;
+/**
+ * Entity types kept. Types come from code (declared parameters, the classes of returned
+ * entities), so an application has a bounded set; the cap only guards against a type per
+ * request (e.g. classes made at run time) growing memory.
+ */
+export const MAX_CACHED_TYPES = 256;
 
 /**
  * The cache key of a media type: its full string with every parameter (readers and writers may
@@ -19,9 +25,18 @@ export const MAX_CACHED_KEY_LENGTH = 256;
  */
 export function mediaTypeKey(mt: MediaType | undefined): string {
   if (mt === undefined) return '';
-  const s = mediaTypeString(mt);
-  return mt.q === 1 ? s : `${s}; q=${mt.q}`;
+  // Parsed media types are shared, frozen objects (media-type.ts caches them per header value):
+  // remembering each one's key saves building and hashing a fresh string per request.
+  let key = keys.get(mt);
+  if (key === undefined) {
+    const s = mediaTypeString(mt);
+    key = mt.q === 1 ? s : `${s}; q=${mt.q}`;
+    keys.set(mt, key);
+  }
+  return key;
 }
+
+const keys = new WeakMap<MediaType, string>();
 
 /**
  * A bounded memo of provider choices by (entity type, media type key). It relies on
@@ -42,8 +57,10 @@ export class ProviderCache<P> {
   set(type: TypeToken, key: string, provider: P): void {
     if (key.length > MAX_CACHED_KEY_LENGTH) return;
     let byKey = this.byType.get(type);
-    // The types come from code (entity parameters, returned entities), not from clients.
-    if (byKey === undefined) this.byType.set(type, (byKey = new Map()));
+    if (byKey === undefined) {
+      if (this.byType.size >= MAX_CACHED_TYPES) return;
+      this.byType.set(type, (byKey = new Map()));
+    }
     if (byKey.size < MAX_CACHED_MEDIA_TYPES) byKey.set(key, provider);
   }
 }

@@ -475,6 +475,7 @@ function decode(raw: string): string {
 /** The match for a bucket whose regex matched, decoding the variable values. */
 function byGroup<T>(b: Bucket<T>, m: RegExpExecArray): RouteMatch<T> {
   const { names, indices } = b;
+  if (names.length === 0) return b.literalMatch; // a literal matched by the scan (shadowed, or with %XX)
   const args = new Array<string>(names.length);
   for (let i = 0; i < names.length; i++) args[i] = decode(m[indices[i]!] ?? '');
   return new RouteMatch(b.values, names, args, b.tpl);

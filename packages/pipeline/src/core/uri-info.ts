@@ -1,20 +1,15 @@
 import { BadRequestError } from './errors.js';
+import { lastValueMemo } from './memo.js';
 import type { ContainerRequestContext } from './request-context.js';
 
 const AUTHORITY = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
-/** The last Host value found valid: clients send the same one on every request. */
-let lastValidHost = '';
 
 /**
  * Is `host` a valid Host field value (uri-host [":" port], RFC 9112 §3.2)? Checked for every
- * request before matching, so an invalid Host is a 400 before any method runs.
+ * request before matching, so an invalid Host is a 400 before any method runs. Clients send the
+ * same value on every request: the last answer is remembered.
  */
-export function isValidHost(host: string): boolean {
-  if (host === lastValidHost) return true;
-  if (!AUTHORITY.test(host)) return false;
-  lastValidHost = host;
-  return true;
-}
+export const isValidHost: (host: string) => boolean = lastValueMemo((host) => AUTHORITY.test(host), 256);
 
 /** 400 for an invalid Host header. */
 export function invalidHost(): BadRequestError {

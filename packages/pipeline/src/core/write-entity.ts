@@ -4,7 +4,7 @@ import type { Exchange } from './exchange.js';
 import { mediaTypeString, negotiate, parseMediaType, type MediaType } from './media-type.js';
 import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
 import type { Response } from './response.js';
-import { mediaTypeKey, ProviderCache } from './provider-cache.js';
+import { MAX_CACHED_TYPES, mediaTypeKey, ProviderCache } from './provider-cache.js';
 import { nameOf } from './request-filters.js';
 import { isThenable, type Step } from './thenable.js';
 import { send } from './send.js';
@@ -56,7 +56,7 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
     route !== undefined && ex.trace === undefined && response.status < 400 && !ex.mapped && response.headers['content-type'] === undefined;
   if (cacheable) {
     const p = route.writePlan;
-    if (p !== undefined && p.type === type && p.produced === produced && (p.accept === accept || acceptIgnored(produced))) return p;
+    if (p !== undefined && p.type === type && p.produced === produced && (p.accept === accept || isConcrete(produced))) return p;
   }
   const mediaType = responseMediaType(ex, response, type);
   const plan: WritePlan = {
@@ -77,14 +77,24 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
  * ones {@link planFor} caches), so Accept cannot change the decision. Without `@Produces`, or with
  * a wildcard a filter set, the writers' types are negotiated against Accept.
  */
-function acceptIgnored(produced: MediaType | undefined): produced is MediaType {
+function isConcrete(produced: MediaType | undefined): boolean {
   return produced !== undefined && produced.type !== '*' && produced.subtype !== '*';
 }
 
+/**
+ * The declared entity type, else the class of the entity: its prototype's constructor, never an
+ * own `constructor` property (a client's JSON `{"constructor": {}}` echoed back must not become
+ * a new "type" in the writer caches on every request).
+ */
 export function typeOf(response: Response): TypeToken {
   if (response.entityType !== undefined && response.entityType !== null) return response.entityType as TypeToken;
   const e = response.entity;
-  return e === null || e === undefined ? Object : ((e as object).constructor ?? Object);
+  if (e === null || e === undefined) return Object;
+  // Looked up from the prototype: inherited, so it comes from code. Not always a function: for
+  // a generator object it is `%GeneratorFunction.prototype%` (see isStreamType).
+  const proto = Object.getPrototypeOf(e) as { constructor?: unknown } | null;
+  const c = proto === null ? undefined : proto.constructor;
+  return c === undefined || c === null ? Object : (c as TypeToken);
 }
 
 const writerCache = new WeakMap<Exchange['rt'], ProviderCache<MessageBodyWriter>>();
@@ -126,7 +136,7 @@ export function responseMediaType(ex: Exchange, response: Response, type: TypeTo
   }
   const failing = response.status >= 400 || ex.mapped;
   const routeType = ex.responseMediaType;
-  if (acceptIgnored(routeType)) {
+  if (routeType !== undefined && isConcrete(routeType)) {
     // An error entity (e.g. the error body on a text/csv route) may have no writer for the
     // route's type: then it falls back to what the writers offer for it, instead of a 500.
     if (!failing || findWriter(ex, type, routeType) !== undefined) return routeType;
@@ -156,7 +166,8 @@ function writerMediaTypes(ex: Exchange, type: TypeToken): MediaType[] {
         if (mt !== undefined && w.isWriteable(type, mt) && !list.some((m) => m.essence === mt.essence)) list.push(mt);
       }
     }
-    byRt.set(type, list);
+    // Bounded like the other caches: types come from code, but a bug elsewhere must not grow it.
+    if (byRt.size < MAX_CACHED_TYPES) byRt.set(type, list);
   }
   return list;
 }

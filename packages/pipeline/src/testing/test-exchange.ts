@@ -5,7 +5,7 @@
  * the testing helpers run that code itself instead of a copy of it.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { Readable, Writable } from 'node:stream';
+import { PassThrough, Readable, Writable } from 'node:stream';
 import { container as rootContainer } from 'tsyringe';
 import { defaultErrorBody } from '../core/application.js';
 import { DEFAULT_LIMITS } from '../core/defaults.js';
@@ -69,7 +69,12 @@ export function createExchange(init: ExchangeInit, readers?: readonly MessageBod
   for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
   let stream: Readable;
   if (init.body instanceof Readable) {
-    stream = init.body;
+    // The caller's stream is read, never dressed up as the request: the fake request is a
+    // PassThrough fed from it (its errors included), so its own fields stay as they were.
+    const source = init.body;
+    const through = new PassThrough();
+    source.once('error', (e) => through.destroy(e));
+    stream = source.pipe(through);
     if (headers['content-length'] === undefined) headers['transfer-encoding'] = 'chunked';
   } else {
     const bytes = init.body === undefined ? undefined : Buffer.from(init.body);

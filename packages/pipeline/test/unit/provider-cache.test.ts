@@ -1,6 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { parseMediaType, type MediaType } from '../../src/index.js';
-import { MAX_CACHED_KEY_LENGTH, MAX_CACHED_MEDIA_TYPES, mediaTypeKey, ProviderCache } from '../../src/core/provider-cache.js';
+import {
+  MAX_CACHED_KEY_LENGTH,
+  MAX_CACHED_MEDIA_TYPES,
+  MAX_CACHED_TYPES,
+  mediaTypeKey,
+  ProviderCache,
+} from '../../src/core/provider-cache.js';
+import { Response } from '../../src/core/response.js';
+import { typeOf } from '../../src/core/write-entity.js';
+import { isStreamType } from '../../src/providers/type-tokens.js';
 
 const mt = (s: string): MediaType => parseMediaType(s)!;
 
@@ -47,5 +56,32 @@ describe('ProviderCache', () => {
     c.set(String, edge, 1);
     c.set(String, `${edge}x`, 2);
     expect([c.get(String, edge), c.get(String, `${edge}x`)]).toEqual([1, undefined]);
+  });
+});
+
+describe('ProviderCache types', () => {
+  it(`keeps at most ${MAX_CACHED_TYPES} entity types: later types are scanned, never stored`, () => {
+    const c = new ProviderCache<string>();
+    const types = Array.from({ length: MAX_CACHED_TYPES + 5 }, () => class {});
+    for (const t of types) c.set(t, 'application/json', 'json');
+    expect(types.filter((t) => c.get(t, 'application/json') === 'json')).toHaveLength(MAX_CACHED_TYPES);
+    expect(c.get(types.at(-1)!, 'application/json')).toBeUndefined();
+  });
+});
+
+describe('typeOf', () => {
+  it("is the class of the entity from its prototype, never a client's own `constructor` property", () => {
+    class User {}
+    expect(typeOf(new Response(200, new User()))).toBe(User);
+    expect(typeOf(new Response(200, { a: 1 }))).toBe(Object);
+    // JSON from a client, echoed back: each of these used to be a new "type" in the writer caches.
+    expect(typeOf(new Response(200, JSON.parse('{"constructor":{"n":1}}')))).toBe(Object);
+    expect(typeOf(new Response(200, JSON.parse('{"constructor":"x"}')))).toBe(Object);
+    expect(typeOf(new Response(200, Object.create(null)))).toBe(Object);
+    expect(typeOf(new Response(200, 'text'))).toBe(String);
+    expect(typeOf(new Response(200, { a: 1 }, undefined, User))).toBe(User);
+    // Generator objects keep their (non-function) token, which the stream writer recognises.
+    expect(isStreamType(typeOf(new Response(200, (function* () {})())))).toBe(true);
+    expect(isStreamType(typeOf(new Response(200, (async function* () {})())))).toBe(true);
   });
 });

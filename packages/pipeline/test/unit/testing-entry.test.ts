@@ -1,5 +1,6 @@
 // README "Testing support": `@jaxrs-node/pipeline/testing` runs one component without an
 // application or a socket, the way the pipeline would.
+import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
@@ -159,6 +160,21 @@ describe('runWriterInterceptors / runReaderInterceptors', () => {
     });
     expect(value).toEqual(entity);
     expect(seen).toEqual(['identity']); // the interceptor dropped Content-Encoding before the next one
+  });
+
+  it("reads a stream body without writing request fields onto the caller's stream", async () => {
+    const body = Readable.from([Buffer.from('{"a":'), Buffer.from('1}')]);
+    const value = await runReaderInterceptors([], { body, headers: { 'content-type': 'application/json' } });
+    expect(value).toEqual({ a: 1 });
+    const fields = body as unknown as Record<string, unknown>;
+    expect([fields.method, fields.url, fields.headers, fields.socket]).toEqual([undefined, undefined, undefined, undefined]);
+  });
+
+  it("an error of the caller's stream reaches the reader", async () => {
+    const body = new Readable({ read() {} });
+    const run = runReaderInterceptors([], { body, headers: { 'content-type': 'application/json' } });
+    body.destroy(new Error('source broke'));
+    await expect(run).rejects.toThrow();
   });
 
   it('GzipReaderInterceptor: corrupt gzip is 400', async () => {

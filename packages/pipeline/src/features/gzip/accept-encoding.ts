@@ -1,3 +1,5 @@
+import { lastValueMemo } from '../../core/memo.js';
+
 /**
  * `Accept-Encoding` negotiation for one coding, gzip (RFC 9110 §12.5.3).
  *
@@ -22,30 +24,6 @@
  */
 export function acceptsGzip(header: string | undefined): boolean {
   return header === undefined ? false : cachedAcceptsGzip(header);
-}
-
-/**
- * `compute` behind a one-entry cache: a call with the value of the previous cached call returns
- * the previous result without computing. Values longer than `maxLength` are computed every time
- * and leave the entry alone, so an odd, long value from one client neither stays in memory nor
- * evicts the common one. For pure functions of short header values that repeat from request to
- * request (as `isValidHost` does for Host).
- *
- * @example
- * const parse = lastValueMemo((v: string) => v.split(','), 256);
- */
-export function lastValueMemo<T>(compute: (value: string) => T, maxLength: number): (value: string) => T {
-  let lastValue: string | undefined;
-  let lastResult: T | undefined;
-  return (value) => {
-    if (value === lastValue) return lastResult as T;
-    const result = compute(value);
-    if (value.length <= maxLength) {
-      lastValue = value;
-      lastResult = result;
-    }
-    return result;
-  };
 }
 
 /** Real values are short ("gzip, deflate, br, zstd" is 23 characters). */
