@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import type { AutocannonResult } from './load-worker.js';
 import { median } from './load.js';
 import { capture, freePort, start, stop, waitUntil } from './proc.js';
+import { answers, intEnv, PKG_DIR } from './runner-util.js';
 import { selectServers, type ServerSpec } from './servers.js';
 
 type Autocannon = (
@@ -35,13 +36,6 @@ const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 interface Count {
   main: number;
   all: number;
-}
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  const n = raw === undefined || raw === '' ? fallback : Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in [${min}, ${max}]`);
-  return n;
 }
 
 /** Sends `amount` requests over 10 connections; every one must answer 2xx. */
@@ -69,43 +63,37 @@ function totals(file: string): number {
   return Number(m[1]);
 }
 
-async function countOne(spec: ServerSpec, warmup: number, requests: number, cwd: string): Promise<Count> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-instr-'));
+async function countOne(spec: ServerSpec, warmup: number, requests: number): Promise<Count> {
   const port = await freePort();
-  const node = spec.cmd === 'node' ? ['--hash-seed=1', '--random-seed=1'] : [];
-  const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`, spec.cmd, ...node, ...spec.args];
-  const child: ChildProcess = start([], 'valgrind', args, { ...process.env, ...spec.env, PORT: String(port) }, cwd);
-  const out = capture(child);
-  const url = spec.url.replace('{port}', String(port));
+  const dir = mkdtempSync(join(tmpdir(), 'bench-instr-'));
   try {
-    const ready = new RegExp(spec.ready === undefined || spec.ready === 'poll' ? '^ready\\b' : spec.ready, 'm');
-    const poll = spec.ready === 'poll';
-    await waitUntil(
-      child,
-      async () =>
-        poll
-          ? fetch(url).then(
-              (r) => r.ok,
-              () => false,
-            )
-          : ready.test(out.stdout()),
-      180_000,
-      spec.name,
-    );
-    await load(url, warmup, spec.headers);
-    control('-z', child.pid!);
-    await load(url, requests, spec.headers);
-    control('-d', child.pid!);
-    // The dump of part 1 is one file per thread: cg.1-01 is the main (JavaScript) thread.
-    const files = readdirSync(dir)
-      .filter((f) => /^cg\.1-\d+$/.test(f))
-      .sort();
-    if (!files.includes('cg.1-01')) throw new Error(`${spec.name}: no callgrind dump (stderr: ${out.stderr().slice(-500)})`);
-    const main = totals(join(dir, 'cg.1-01'));
-    const all = files.reduce((sum, f) => sum + totals(join(dir, f)), 0);
-    return { main: main / requests, all: all / requests };
+    // The same node as this process (a PATH lookup could find another version, or a shell shim).
+    const cmd = spec.cmd === 'node' ? process.execPath : spec.cmd;
+    const seeds = spec.cmd === 'node' ? ['--hash-seed=1', '--random-seed=1'] : [];
+    const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`, cmd, ...seeds, ...spec.args];
+    const child: ChildProcess = start([], 'valgrind', args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);
+    const out = capture(child);
+    const url = spec.url.replaceAll('{port}', String(port));
+    try {
+      const pattern = spec.ready === 'poll' ? undefined : new RegExp(spec.ready ?? '^ready\\b', 'm');
+      const ready = pattern === undefined ? () => answers(url, spec.headers) : async () => pattern.test(out.stdout());
+      await waitUntil(child, ready, 180_000, spec.name);
+      await load(url, warmup, spec.headers);
+      control('-z', child.pid!);
+      await load(url, requests, spec.headers);
+      control('-d', child.pid!);
+      // The dump of part 1 is one file per thread: cg.1-01 is the main (JavaScript) thread.
+      const files = readdirSync(dir)
+        .filter((f) => /^cg\.1-\d+$/.test(f))
+        .sort();
+      if (!files.includes('cg.1-01')) throw new Error(`${spec.name}: no callgrind dump (stderr: ${out.stderr().slice(-500)})`);
+      const main = totals(join(dir, 'cg.1-01'));
+      const all = files.reduce((sum, f) => sum + totals(join(dir, f)), 0);
+      return { main: main / requests, all: all / requests };
+    } finally {
+      await stop(child, 10_000);
+    }
   } finally {
-    await stop(child, 10_000);
     rmSync(dir, { recursive: true, force: true });
   }
 }
@@ -119,8 +107,7 @@ function checkValgrind(): void {
 
 async function main(): Promise<void> {
   checkValgrind();
-  const cwd = process.cwd();
-  const servers = selectServers(process.env, cwd);
+  const servers = selectServers(process.env, PKG_DIR);
   const warmup = intEnv('INSTR_WARMUP', 20_000, 1_000, 1_000_000);
   const requests = intEnv('INSTR_REQUESTS', 10_000, 1_000, 1_000_000);
   const rounds = intEnv('INSTR_ROUNDS', 2, 1, 20);
@@ -131,7 +118,7 @@ async function main(): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < servers.length; i++) {
       const spec = servers[(i + r) % servers.length]!;
-      const c = await countOne(spec, warmup, requests, cwd);
+      const c = await countOne(spec, warmup, requests);
       counts.get(spec.name)!.push(c);
       process.stderr.write(
         `round ${r + 1}/${rounds} ${spec.name}: ${Math.round(c.main)} instructions/request (all threads ${Math.round(c.all)})\n`,

@@ -10,23 +10,13 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { LoadGenerator, median, type LoadOptions, type LoadResult } from './load.js';
 import type { ChildProcess } from 'node:child_process';
 import { capture, cpuSeconds, freePort, machineBusySeconds, pinning, start, stop, waitUntil } from './proc.js';
 import { FILTER_HEADER, REJECT_HEADER, REJECT_QUERY, sendsFilterHeader } from './common.js';
 import { selectServers, type ServerSpec } from './servers.js';
-
-const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
-
-function intEnv(name: string, fallback: number, min: number, max: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
-  return n;
-}
+import { answers, intEnv, PKG_DIR } from './runner-util.js';
 
 const config = {
   duration: intEnv('BENCH_DURATION', 2, 1, 600),
@@ -156,16 +146,6 @@ async function waitQuiet(): Promise<void> {
       process.stderr.write(`warning: machine still busy (${busy.toFixed(2)} cores) after ${config.quietWait} s; measuring anyway\n`);
       return;
     }
-  }
-}
-
-async function answers(url: string, headers: Record<string, string> | undefined): Promise<boolean> {
-  try {
-    const res = await fetch(url, { headers, signal: AbortSignal.timeout(1000) });
-    await res.arrayBuffer();
-    return res.ok;
-  } catch {
-    return false;
   }
 }
 

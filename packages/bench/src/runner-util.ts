@@ -1,0 +1,26 @@
+/** What the benchmark runners (`run.ts`, `instructions.ts`) share: the package directory, env parsing, readiness. */
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The bench package directory: servers start there, so their relative `args` resolve the same from any cwd. */
+export const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** An integer environment variable in [min, max], `fallback` when unset or empty. */
+export function intEnv(name: string, fallback: number, min: number, max: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
+  return n;
+}
+
+/** Does `url` answer 2xx within a second (readiness polling for servers that print nothing)? */
+export async function answers(url: string, headers: Record<string, string> | undefined): Promise<boolean> {
+  try {
+    const res = await fetch(url, { headers, signal: AbortSignal.timeout(1000) });
+    await res.arrayBuffer();
+    return res.ok;
+  } catch {
+    return false;
+  }
+}
