@@ -68,9 +68,6 @@ export function contentDisposition(filename: string): string {
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encoded}`;
 }
 
-/** Re-exported for existing importers; the parser lives in record-id.ts. */
-export { parseRecordId };
-
 /**
  * The id of a stored file from a path parameter (see {@link parseRecordId}). Anything that is not
  * an id is answered like an absent file, 404, so probing learns nothing.

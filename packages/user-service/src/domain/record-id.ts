@@ -1,7 +1,10 @@
 /**
  * Record ids that arrive as text (path parameters, job and file ids, scripts): the one parser
- * every entry point uses, so they all accept and refuse the same spellings. HTTP parameters go
- * through `Id.fromString`, where the pipeline's conversion error names the parameter.
+ * every entry point uses, so they agree on what an id is. Spelling differs on purpose in one
+ * respect: ids in resource paths (`/api/users/{id}`, orders) are canonical, so each record has
+ * one URL and `007` is a 400, while file and job ids accept leading zeros as they always did.
+ * HTTP parameters go through `Id.fromString`, where the pipeline's conversion error names the
+ * parameter.
  *
  * The numeric rule itself (a positive safe integer) is the store's {@link isRecordId}: an id this
  * module accepts is always one the store accepts.

@@ -1,12 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  contentDisposition,
-  normalizeMediaType,
-  parseFileId,
-  parseRecordId,
-  sanitizeFilename,
-  sanitizeText,
-} from '../../src/domain/files-metadata.js';
+import { contentDisposition, normalizeMediaType, parseFileId, sanitizeFilename, sanitizeText } from '../../src/domain/files-metadata.js';
+import { parseRecordId } from '../../src/domain/record-id.js';
 
 describe('sanitizeFilename', () => {
   it.each([

@@ -1,6 +1,5 @@
 /** The one record-id parser (record-id.ts). */
 import { describe, expect, it } from 'vitest';
-import { parseRecordId as parseViaFilesMetadata } from '../../src/domain/files-metadata.js';
 import { parseRecordId } from '../../src/domain/record-id.js';
 import { isRecordId } from '../../src/storage/record-codec.js';
 
@@ -25,10 +24,6 @@ const BAD = [
 ];
 
 describe('parseRecordId', () => {
-  it('is the same function files-metadata.ts exports', () => {
-    expect(parseViaFilesMetadata).toBe(parseRecordId);
-  });
-
   it('accepts exactly the ids the store accepts', () => {
     for (const raw of ['1', '42', '9007199254740991']) {
       const id = parseRecordId(raw);
