@@ -1,7 +1,14 @@
 /**
  * Recovery of a journal store directory: load the snapshot, replay the journal generations it
- * does not cover, cut a torn tail off the newest journal, and hand back that journal open for
- * appending. Runs once, inside `JournalRecordStore.open()`.
+ * does not cover, cut a torn tail off the newest non-empty journal, and hand back the newest
+ * journal open for appending. Runs once, inside `JournalRecordStore.open()`.
+ *
+ * A torn tail is accepted only where it cannot hold an acknowledged write: in the newest
+ * journal, or in journal g when every later generation is EMPTY (a commit is acknowledged only
+ * once its whole line is written and fsynced, and the store writes to one journal at a time, so
+ * nothing after the torn line was ever written). Such a tail is cut off (durably when fsync is
+ * on) before any new write can land in a later journal. A torn tail followed by a non-empty
+ * journal is `ERR_STORE_CORRUPT`.
  *
  * Directory layout:
  *
@@ -9,7 +16,7 @@
  *     snapshot.json.tmp        a snapshot being written (garbage after a crash)
  *     journal-00000007.jsonl   batches of generation 7, replayed in generation order
  */
-import { mkdir, open, readFile, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readFile, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { syncDir, type SyncCounter } from './durable-fs.js';
 import { journalGeneration, journalName, parseJournal } from './journal-format.js';
@@ -40,10 +47,27 @@ async function ensureDir(dir: string, fsync: boolean, count: SyncCounter): Promi
   }
 }
 
+/** Whether every journal of `generations` in `dir` is empty. */
+async function allEmpty(dir: string, generations: readonly number[]): Promise<boolean> {
+  for (const g of generations) {
+    if ((await stat(join(dir, journalName(g)))).size !== 0) return false;
+  }
+  return true;
+}
+
+/** Truncates `handle` to `length` bytes, durably when `fsync` is on. */
+async function cut(handle: FileHandle, length: number, fsync: boolean, count: SyncCounter): Promise<void> {
+  await handle.truncate(length);
+  if (fsync) {
+    await handle.datasync();
+    count();
+  }
+}
+
 /**
  * Rebuilds `state` from `dir` (an absolute path). Throws `ERR_STORE_CORRUPT` when acknowledged
  * writes could be missing: damaged snapshot, missing journal generation, damaged line followed
- * by good ones, or a damaged tail in a journal that is not the newest.
+ * by good ones, or a damaged tail in a journal followed by a non-empty one.
  */
 export async function recover(dir: string, state: RecordState, stats: RecordStoreStats, fsync: boolean): Promise<Recovered> {
   const count = (): void => void stats.fsyncs++;
@@ -81,13 +105,25 @@ export async function recover(dir: string, state: RecordState, stats: RecordStor
     const buf = await readFile(join(dir, journalName(g)));
     const parsed = parseJournal(buf, journalName(g));
     if (parsed.validLength < buf.length) {
-      // Only the newest journal can have been cut by a crash: older ones were fully fsynced
-      // before the store moved on to the next generation.
-      if (i !== live.length - 1) {
+      // A crash (or a failed write) tears only the end of the journal being written; older ones
+      // were fully fsynced before the store moved on, unless it moved on without writing.
+      const later = live.slice(i + 1);
+      if (!(await allEmpty(dir, later))) {
         throw new RecordStoreError('ERR_STORE_CORRUPT', `${journalName(g)}: damaged tail`);
       }
-      cutAt = parsed.validLength;
-      stats.truncatedBytes = buf.length - parsed.validLength;
+      stats.truncatedBytes += buf.length - parsed.validLength;
+      if (later.length === 0) {
+        cutAt = parsed.validLength; // cut below, through the handle kept for appending
+      } else {
+        // Cut now: the first commit after open lands in a later journal, and from then on this
+        // tail would be a damaged tail followed by a non-empty journal.
+        const torn = await open(join(dir, journalName(g)), 'r+');
+        try {
+          await cut(torn, parsed.validLength, fsync, count);
+        } finally {
+          await torn.close();
+        }
+      }
     }
     for (const batch of parsed.batches) {
       state.apply(batch.mutations);
@@ -101,13 +137,7 @@ export async function recover(dir: string, state: RecordState, stats: RecordStor
   const generation = live.at(-1) ?? base;
   const journal = await open(join(dir, journalName(generation)), 'a');
   try {
-    if (cutAt !== undefined) {
-      await journal.truncate(cutAt);
-      if (fsync) {
-        await journal.datasync();
-        count();
-      }
-    }
+    if (cutAt !== undefined) await cut(journal, cutAt, fsync, count);
     if (live.length === 0 && fsync) await syncDir(dir, count); // persist the new journal's entry
   } catch (err) {
     await journal.close();

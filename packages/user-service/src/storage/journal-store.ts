@@ -15,6 +15,7 @@
 import type { FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeAll } from './durable-fs.js';
+import { DurableMark } from './durable-mark.js';
 import { encodeLine } from './journal-format.js';
 import { recover } from './journal-recovery.js';
 import { encodeBatch } from './record-codec.js';
@@ -37,6 +38,8 @@ export interface JournalStoreOptions extends SnapshotReporters {
 }
 
 interface QueuedLine {
+  /** Number from {@link DurableMark.next}; lines are written in this order. */
+  readonly seq: number;
   readonly line: string;
   /** Mutations to count in stats once acknowledged; undefined for internal lines. */
   readonly mutations: number | undefined;
@@ -57,7 +60,10 @@ const ignore = (): void => undefined;
  *
  * If a write or fsync fails the store is FAILED: the failing and all later commits reject with
  * `ERR_STORE_FAILED` and memory may be ahead of disk; close it and open a new instance (recovery
- * rebuilds from disk; an unacknowledged batch may or may not be there, as after a crash).
+ * rebuilds from disk; an unacknowledged batch may or may not be there, as after a crash). A
+ * failed store never rotates or snapshots (memory holds the rejected batch; the journal may end
+ * in a torn line, which must stay the newest), and a running snapshot is only published once all
+ * it captured is durable (`durable-mark.ts`): a rejected batch never reaches a snapshot.
  *
  * @example
  * ```ts
@@ -74,6 +80,8 @@ export class JournalRecordStore extends StateStore {
   private journal: FileHandle | undefined;
   private queue: QueuedLine[] = [];
   private draining: Promise<void> | undefined;
+  /** Which queued lines are durable; gates the snapshots (see `durable-mark.ts`). */
+  private readonly durable = new DurableMark();
   private readonly snapshots: SnapshotCycle;
   private failure: RecordStoreError | undefined;
   private opening: Promise<void> | undefined;
@@ -89,10 +97,7 @@ export class JournalRecordStore extends StateStore {
     this.snapshots = new SnapshotCycle(this.dir, this.stats, { ...options, snapshotEvery, fsync });
   }
 
-  /**
-   * Snapshot health: the message of the current snapshot failure streak, if any (its error
-   * went to `onSnapshotError`), and the journal bytes a restart would replay.
-   */
+  /** Snapshot health: the current failure streak, if any, and the bytes a restart would replay. */
   health(): JournalStoreHealth {
     return this.snapshots.health();
   }
@@ -140,7 +145,7 @@ export class JournalRecordStore extends StateStore {
 
   private enqueue(line: string, mutations: number | undefined): Promise<void> {
     return new Promise<void>((resolve, reject) => {
-      this.queue.push({ line, mutations, resolve, reject });
+      this.queue.push({ seq: this.durable.next(), line, mutations, resolve, reject });
       // Starting the writer one microtask later lets commits issued in the same tick share it.
       this.draining ??= Promise.resolve().then(() => this.drain());
     });
@@ -152,8 +157,8 @@ export class JournalRecordStore extends StateStore {
       while (this.queue.length > 0) {
         const group = this.queue;
         this.queue = []; // commits arriving during this fsync form the next group
-        await this.flush(group);
-        if (this.snapshots.due) await this.rotate();
+        if (!(await this.flush(group))) break; // failed: never rotate (see the class comment)
+        if (this.failure === undefined && this.snapshots.due) await this.rotate();
       }
     } catch (err) {
       this.fail(err);
@@ -161,7 +166,8 @@ export class JournalRecordStore extends StateStore {
     this.draining = undefined; // same synchronous step as the empty check: no commit is stranded
   }
 
-  private async flush(group: QueuedLine[]): Promise<void> {
+  /** Writes and fsyncs one group; false (the store is then failed) if that failed. */
+  private async flush(group: QueuedLine[]): Promise<boolean> {
     const journal = this.journal as FileHandle; // set for as long as the store is open
     const text = group.length === 1 ? (group[0] as QueuedLine).line : group.map((q) => q.line).join('');
     const buf = Buffer.from(text);
@@ -174,20 +180,21 @@ export class JournalRecordStore extends StateStore {
         this.countSync();
       }
     } catch (err) {
-      const failure = this.fail(err);
-      for (const q of group) q.reject(failure);
-      return;
+      this.fail(err, group);
+      return false;
     }
     for (const q of group) {
       if (q.mutations !== undefined) this.countCommit(q.mutations);
       q.resolve();
     }
+    this.durable.reached((group[group.length - 1] as QueuedLine).seq);
+    return true;
   }
 
   /**
-   * Starts journal generation N+1, then snapshots the state as generation N+1 in the
-   * background. The capture may include batches still queued for journal N+1; replaying them
-   * over the snapshot is harmless because a batch of puts and deletes is idempotent.
+   * Starts journal generation N+1, then snapshots the state as generation N+1 in the background.
+   * The capture may include batches still queued for journal N+1: replaying them over the
+   * snapshot is harmless (puts and deletes are idempotent), and it waits until they are durable.
    */
   private async rotate(): Promise<void> {
     const handle = await this.snapshots.openNextJournal();
@@ -196,16 +203,16 @@ export class JournalRecordStore extends StateStore {
     this.journal = handle;
     // Everything in the old journal is already fsynced: a close error cannot lose data.
     await old?.close().catch(ignore);
-    this.snapshots.start(this.state.capture());
+    this.snapshots.start(this.state.capture(), this.durable.check());
   }
 
-  /** Marks the store failed and rejects everything queued; returns the failure. */
-  private fail(cause: unknown): RecordStoreError {
+  /** Marks the store failed and rejects `group` (the lines being written) and everything queued. */
+  private fail(cause: unknown, group: readonly QueuedLine[] = []): void {
     this.failure ??= new RecordStoreError('ERR_STORE_FAILED', 'journal write failed; the store must be reopened', { cause });
     const queued = this.queue;
     this.queue = [];
-    for (const q of queued) q.reject(this.failure);
-    return this.failure;
+    for (const q of [...group, ...queued]) q.reject(this.failure);
+    this.durable.fail();
   }
 
   /** Persists pending writes and id counters, waits for a running snapshot, releases files. */

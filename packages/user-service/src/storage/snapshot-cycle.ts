@@ -6,13 +6,18 @@
  * Nothing here throws at the store. A failure at any step leaves the journal generations on
  * disk untouched, so they stay authoritative (recovery replays them all); it is reported through
  * a {@link SnapshotMonitor} and the next attempt waits for the store's next normal trigger.
+ *
+ * A snapshot is only renamed into place once every batch in its captured state is durable in
+ * the journal: the capture can include batches still queued, and if their write fails (the store
+ * is then failed and those commits were rejected) the snapshot is dropped, unreported, so a
+ * rejected batch never becomes persistent through it.
  */
-import { open, readdir, rm, type FileHandle } from 'node:fs/promises';
+import { lstat, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDir } from './durable-fs.js';
 import { journalGeneration, journalName } from './journal-format.js';
 import type { CollectionImage } from './record-state.js';
-import type { RecordStoreError, RecordStoreStats } from './record-store.js';
+import type { RecordStoreStats } from './record-store.js';
 import { SNAPSHOT_FILE, writeSnapshot } from './snapshot-file.js';
 import { SnapshotMonitor, type JournalStoreHealth, type SnapshotReporters } from './snapshot-monitor.js';
 
@@ -73,11 +78,6 @@ export class SnapshotCycle {
     return this.sinceAttempt >= this.snapshotEvery && this.running === undefined;
   }
 
-  /** The error of the current failure streak, or `undefined` while snapshots succeed. */
-  get error(): RecordStoreError | undefined {
-    return this.monitor.error;
-  }
-
   /** Snapshot health; see {@link JournalStoreHealth}. */
   health(): JournalStoreHealth {
     const error = this.monitor.error;
@@ -91,9 +91,10 @@ export class SnapshotCycle {
   }
 
   /**
-   * Creates the next journal generation, durably when fsync is on, and makes it current. On
-   * failure reports it and returns `undefined`: the caller keeps appending to its current
-   * journal, which is intact.
+   * Creates the next journal generation, durably when fsync is on, and makes it current. An
+   * EMPTY file already there (left by an earlier attempt whose clean-up failed) is reused; a
+   * non-empty one is never touched and fails the attempt. On failure reports it and returns
+   * `undefined`: the caller keeps appending to its current journal, which is intact.
    */
   async openNextJournal(): Promise<FileHandle | undefined> {
     // Reset whether or not this attempt works: a failed one is retried at the next normal
@@ -103,19 +104,24 @@ export class SnapshotCycle {
     const file = join(this.dir, journalName(generation));
     let handle: FileHandle | undefined;
     try {
-      handle = await open(file, 'wx');
+      handle = await createJournal(file);
       // The new journal must exist durably before a commit written to it is acknowledged.
       if (this.fsync) await syncDir(this.dir, this.countSync);
       this.generation = generation;
       return handle;
     } catch (err) {
-      // Remove the empty file we created, or every later attempt would fail on EEXIST. A file
-      // we did not create (open failed) is left alone.
+      // Remove the empty file we created or reused, so that nothing is left for recovery to
+      // wonder about. A file we did not open (open failed) is left alone.
       if (handle !== undefined) {
         await handle.close().catch(ignore);
-        await rm(file, { force: true }).catch(ignore);
+        const removed = await rm(file, { force: true }).then(
+          () => true,
+          () => false,
+        );
+        // Best effort: make the removal durable too (the directory sync may fail again).
+        if (removed && this.fsync) await syncDir(this.dir, this.countSync).catch(ignore);
       }
-      this.monitor.failed('rotate', file, generation, err);
+      this.monitor.failed('rotate', file, generation, this.journalBytes, err);
       return undefined;
     }
   }
@@ -123,16 +129,19 @@ export class SnapshotCycle {
   /**
    * Starts writing the snapshot of the current generation in the background. Call right after
    * switching the store to the journal of {@link openNextJournal}, with the state captured then.
+   * `durable` resolves to true once every batch in that state is durable in the journal, or to
+   * false if the store failed first: the snapshot is then dropped (see the module comment).
    */
-  start(images: readonly CollectionImage[]): void {
+  start(images: readonly CollectionImage[], durable: () => Promise<boolean>): void {
     this.coveredBytes = this.journalBytes;
-    this.running = this.snapshot(this.generation, images);
+    this.running = this.snapshot(this.generation, images, durable);
   }
 
-  private async snapshot(generation: number, images: readonly CollectionImage[]): Promise<void> {
+  private async snapshot(generation: number, images: readonly CollectionImage[], durable: () => Promise<boolean>): Promise<void> {
     const file = join(this.dir, SNAPSHOT_FILE);
     try {
-      await writeSnapshot(this.dir, generation, images, this.fsync, this.countSync);
+      // Dropped, not a snapshot failure: the store itself failed and reports that to every commit.
+      if (!(await writeSnapshot(this.dir, generation, images, this.fsync, this.countSync, durable))) return;
       this.stats.snapshots++;
       for (const name of await readdir(this.dir)) {
         const g = journalGeneration(name);
@@ -143,9 +152,30 @@ export class SnapshotCycle {
     } catch (err) {
       // Every journal generation is kept and replayed on restart, so no acknowledged write
       // depends on this snapshot; the next rotation writes a complete one again.
-      this.monitor.failed('snapshot', file, generation, err);
+      this.monitor.failed('snapshot', file, generation, this.journalBytes, err);
     } finally {
       this.running = undefined;
     }
+  }
+}
+
+/**
+ * Creates journal `file` for appending. When it already exists as an empty regular file (a
+ * leftover of a failed attempt), reuses it rather than failing every later rotation on EEXIST;
+ * anything else there (data, a directory) is left alone and the EEXIST error is thrown.
+ */
+async function createJournal(file: string): Promise<FileHandle> {
+  try {
+    return await open(file, 'wx');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    const info = await lstat(file).catch(() => undefined);
+    if (info === undefined || !info.isFile() || info.size !== 0) throw err;
+    const handle = await open(file, 'a');
+    // Checked again through the handle: it is what the store will append to.
+    const now = await handle.stat().catch(() => undefined);
+    if (now !== undefined && now.isFile() && now.size === 0) return handle;
+    await handle.close().catch(ignore);
+    throw err;
   }
 }

@@ -31,9 +31,11 @@ export interface Snapshot {
 
 /**
  * Writes `collections` as the snapshot of `generation`, durably when `fsync` is true.
- * The records are frozen, so they can be serialised while commits carry on. On failure the
- * temp file is removed (best effort) and the error rethrown; `snapshot.json` is then either the
- * old snapshot or, if only the final directory sync failed, the new one.
+ * The records are frozen, so they can be serialised while commits carry on. Before the rename
+ * waits for `ready()`: if it says false (the captured state holds a batch whose journal write
+ * failed), removes the temp file and returns false, leaving `snapshot.json` as it was. On
+ * failure the temp file is removed (best effort) and the error rethrown; `snapshot.json` is then
+ * either the old snapshot or, if only the final directory sync failed, the new one.
  */
 export async function writeSnapshot(
   dir: string,
@@ -41,18 +43,28 @@ export async function writeSnapshot(
   collections: readonly CollectionImage[],
   fsync: boolean,
   count: SyncCounter,
-): Promise<void> {
+  ready: () => Promise<boolean> = async () => true,
+): Promise<boolean> {
   const tmp = join(dir, SNAPSHOT_TMP_FILE);
+  let renamed = false;
   try {
     await writeTemp(tmp, generation, collections, fsync, count);
-    await rename(tmp, join(dir, SNAPSHOT_FILE));
+    if (await ready()) {
+      await rename(tmp, join(dir, SNAPSHOT_FILE));
+      renamed = true;
+    }
   } catch (err) {
     // A partial copy of the whole state would hold on to exactly the disk space (ENOSPC) the
     // journal needs. Not recursive: a directory in its place is not ours to delete.
     await rm(tmp, { force: true }).catch(() => undefined);
     throw err;
   }
+  if (!renamed) {
+    await rm(tmp, { force: true }).catch(() => undefined);
+    return false;
+  }
   if (fsync) await syncDir(dir, count);
+  return true;
 }
 
 async function writeTemp(

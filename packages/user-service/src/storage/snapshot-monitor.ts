@@ -1,10 +1,19 @@
 /**
- * Reporting of background snapshot failures for the journal store.
+ * Reporting of failures of the journal store's snapshot cycle (creating the next journal
+ * generation, then writing the snapshot).
  *
- * A failed snapshot loses nothing (the journal generations it would have replaced are kept and
- * replayed on restart), but every failure lets the journal grow, so an operator must hear about
- * it. To keep logs readable the monitor reports once per failure STREAK: the first failure, and
- * then the first success after it (recovery). Failures in between are only counted.
+ * A failed rotation or snapshot loses nothing (the journal generations it would have replaced
+ * are kept and replayed on restart), but every failure lets the journal grow, so an operator
+ * must hear about it. To keep logs readable the monitor reports per failure STREAK:
+ *
+ * - the first failure of the streak;
+ * - again at the first failed attempt at which the journal (`journalBytes`, the bytes a restart
+ *   would replay) has reached 2x, 4x, 8x, ... its size at the streak's first failure, so an
+ *   operator who missed the first line still learns that the journal keeps growing. At most one
+ *   report per attempt; a streak of k attempts at a steady write rate yields about log2(k) lines;
+ * - the first success after it (recovery).
+ *
+ * Other failures in between are only counted (see `health()`).
  */
 import { RecordStoreError } from './record-store.js';
 
@@ -23,8 +32,10 @@ export interface SnapshotRecovery {
 /** Callbacks through which the journal store reports its snapshot health. */
 export interface SnapshotReporters {
   /**
-   * Called once when snapshots start failing (not again until one succeeds). The error is an
-   * `ERR_STORE_SNAPSHOT_FAILED` {@link RecordStoreError} whose message names the file and whose
+   * Called when rotations or snapshots start failing, and again during the same failure streak
+   * each time the journal has doubled in size since the streak's first failure (not for other
+   * failures). The error is an `ERR_STORE_SNAPSHOT_FAILED` {@link RecordStoreError} whose message
+   * names the step ("journal rotation failed" / "journal snapshot failed") and the file, and whose
    * `cause` is the file-system error. Default: `process.emitWarning`, so it is never silent.
    */
   onSnapshotError?: (error: RecordStoreError) => void;
@@ -48,10 +59,14 @@ export type SnapshotStep = 'rotate' | 'snapshot';
 const defaultOnError = (error: RecordStoreError): void => process.emitWarning(error);
 const defaultOnRecovered = (r: SnapshotRecovery): void => process.emitWarning(r.message, { code: 'ERR_STORE_SNAPSHOT_RECOVERED' });
 
-/** Tracks the current failure streak of one store and reports its start and its end. */
+/** Tracks the current failure streak of one store and reports its start, growth and end. */
 export class SnapshotMonitor {
   private streak = 0;
   private last: RecordStoreError | undefined;
+  /** `journalBytes` at the first failure of the current streak. */
+  private streakStartBytes = 0;
+  /** A failed attempt with at least this many journal bytes is reported again. */
+  private nextReportAt = 0;
   private readonly onError: (error: RecordStoreError) => void;
   private readonly onRecovered: (recovery: SnapshotRecovery) => void;
 
@@ -60,7 +75,7 @@ export class SnapshotMonitor {
     this.onRecovered = reporters.onSnapshotRecovered ?? defaultOnRecovered;
   }
 
-  /** The error of the current failure streak, or `undefined` while snapshots succeed. */
+  /** The latest failure of the current streak, or `undefined` while snapshots succeed. */
   get error(): RecordStoreError | undefined {
     return this.last;
   }
@@ -70,19 +85,42 @@ export class SnapshotMonitor {
     return this.streak;
   }
 
-  /** Records a failed attempt at `file`; reports it only if it starts a streak. */
-  failed(step: SnapshotStep, file: string, generation: number, cause: unknown): void {
-    const what = step === 'rotate' ? `creating journal ${file} for` : `writing ${file} for`;
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    this.last = new RecordStoreError(
-      'ERR_STORE_SNAPSHOT_FAILED',
-      `journal snapshot failed while ${what} generation ${generation}: ${reason}; ` +
-        'no write is lost (the journal keeps growing and is replayed on restart), ' +
-        'next attempt at the next snapshot trigger',
-      { cause },
-    );
+  /**
+   * Records a failed attempt at `file`, made while the journal held `journalBytes` bytes not
+   * covered by a snapshot. Reports it if it starts a streak or if the journal has doubled again
+   * (see the module comment).
+   */
+  failed(step: SnapshotStep, file: string, generation: number, journalBytes: number, cause: unknown): void {
     this.streak++;
-    if (this.streak === 1) safely(this.onError, this.last);
+    let report = false;
+    if (this.streak === 1) {
+      this.streakStartBytes = journalBytes;
+      // Doubling needs a non-zero base; a journal that empty cannot really fail a snapshot.
+      this.nextReportAt = 2 * Math.max(journalBytes, 1);
+      report = true;
+    } else if (journalBytes >= this.nextReportAt) {
+      while (this.nextReportAt <= journalBytes) this.nextReportAt *= 2;
+      report = true;
+    }
+    this.last = new RecordStoreError('ERR_STORE_SNAPSHOT_FAILED', this.describe(step, file, generation, journalBytes, cause), {
+      cause,
+    });
+    if (report) safely(this.onError, this.last);
+  }
+
+  private describe(step: SnapshotStep, file: string, generation: number, journalBytes: number, cause: unknown): string {
+    const reason = cause instanceof Error ? cause.message : String(cause);
+    const head =
+      step === 'rotate'
+        ? `journal rotation failed while creating ${file} for generation ${generation}: ${reason}; ` +
+          'no write is lost (the store keeps appending to its current journal, replayed on restart)'
+        : `journal snapshot failed while writing ${file} for generation ${generation}: ${reason}; ` +
+          'no write is lost (every journal is kept and replayed on restart)';
+    const streak =
+      this.streak === 1
+        ? ''
+        : `; still failing after ${this.streak} attempts, the journal grew from ${this.streakStartBytes} ` + `to ${journalBytes} bytes`;
+    return `${head}${streak}; next attempt at the next snapshot trigger`;
   }
 
   /** Records a successful snapshot; reports recovery if it ends a streak. */

@@ -12,6 +12,8 @@ const put = (id: number, name = `user-${id}`): Mutation => ({
   record: { id, name },
 });
 const JOURNAL_1 = 'journal-00000001.jsonl';
+const JOURNAL_2 = 'journal-00000002.jsonl';
+const JOURNAL_3 = 'journal-00000003.jsonl';
 
 async function opened(dir: string, snapshotEvery?: number): Promise<JournalRecordStore> {
   const store = new JournalRecordStore({ dir, snapshotEvery });
@@ -96,6 +98,48 @@ describe('JournalRecordStore recovery', () => {
     const again = await opened(dir);
     expect(Array.from(again.values('users'), (u) => u.id)).toEqual([1, 2, 3, 5]);
     await again.close();
+  });
+
+  it('accepts a torn tail in journal g when every later journal is empty, cutting g', async () => {
+    const dir = await threeLines();
+    const file = join(dir, JOURNAL_1);
+    const good = (await stat(file)).size;
+    const line = encodeLine(JSON.stringify([put(4)]), []);
+    const half = Math.floor(line.length / 2);
+    await appendFile(file, line.slice(0, half));
+    // A store that moved on without writing: journals 2 and 3 created, never written to.
+    await writeFile(join(dir, JOURNAL_2), '');
+    await writeFile(join(dir, JOURNAL_3), '');
+
+    const store = await opened(dir);
+    expect(Array.from(store.values('users'), (u) => u.id)).toEqual([1, 2, 3]);
+    expect(store.stats.truncatedBytes).toBe(half);
+    expect((await stat(file)).size).toBe(good); // cut at once, before anything lands in journal 3
+    await store.commit([put(5)]); // appended to the newest journal
+    await store.close();
+    expect((await stat(join(dir, JOURNAL_2))).size).toBe(0);
+    expect(await readFile(join(dir, JOURNAL_3), 'utf8')).toContain('"id":5');
+
+    const again = await opened(dir);
+    expect(Array.from(again.values('users'), (u) => u.id)).toEqual([1, 2, 3, 5]);
+    expect(again.stats.truncatedBytes).toBe(0);
+    await again.close();
+  });
+
+  it.each([
+    ['journal 2 holds a batch', [JOURNAL_2]],
+    ['journal 2 is empty but journal 3 holds a batch', [JOURNAL_3]],
+  ])('refuses a torn tail in journal 1 when a later journal is not empty (%s)', async (_, written) => {
+    const dir = await threeLines();
+    const file = join(dir, JOURNAL_1);
+    await appendFile(file, encodeLine(JSON.stringify([put(4)]), []).slice(0, 20));
+    const damaged = await readFile(file);
+    await writeFile(join(dir, JOURNAL_2), '');
+    await writeFile(join(dir, JOURNAL_3), '');
+    for (const name of written) await writeFile(join(dir, name), encodeLine(JSON.stringify([put(9)]), []));
+
+    await expect(opened(dir)).rejects.toMatchObject({ code: 'ERR_STORE_CORRUPT', message: `${JOURNAL_1}: damaged tail` });
+    expect(await readFile(file)).toEqual(damaged); // left for an operator to inspect
   });
 
   it('tolerates a complete last line with a bad checksum (nothing valid after it)', async () => {

@@ -1,7 +1,8 @@
 /**
- * Snapshot failures of the journal store: reported once per streak through the store's
- * reporters, never losing an acknowledged write, retried only at the next normal trigger, and
- * followed by one recovery report and a compaction once a snapshot succeeds again.
+ * Snapshot failures of the journal store: reported at the start of a streak (and again when the
+ * journal doubled, see snapshot-report-growth.test.ts) through the store's reporters, never
+ * losing an acknowledged write, retried only at the next normal trigger, and followed by one
+ * recovery report and a compaction once a snapshot succeeds again.
  *
  * Failures are real file-system errors: a directory sits where a file must go. (chmod would not
  * do: the tests run as root, which ignores permissions.)
@@ -79,13 +80,14 @@ describe('JournalRecordStore snapshot failures', () => {
   it.each([
     ['the snapshot file is a directory (rename fails)', 'snapshot.json'],
     ['the snapshot temp file is a directory (open fails)', 'snapshot.json.tmp'],
-  ])('reports once per streak when %s, and keeps every write durable', async (_, name) => {
+  ])('reports the start of a streak when %s, and keeps every write durable', async (_, name) => {
     const dir = await tempDir();
     const { store, errors, recoveries } = await watchedStore(dir);
     const blocked = await obstruct(dir, name);
 
     await commitUsers(store, 1, EVERY); // reaches the trigger: rotation to journal 2, snapshot fails
     await until(() => errors.length === 1, 'the failure report');
+    const firstBytes = store.health().journalBytes;
     expect(errors[0]).toMatchObject({ name: 'RecordStoreError', code: 'ERR_STORE_SNAPSHOT_FAILED' });
     expect(errors[0]?.message).toContain(join(dir, 'snapshot.json'));
     expect(errors[0]?.message).toContain(blocked);
@@ -103,10 +105,13 @@ describe('JournalRecordStore snapshot failures', () => {
     expect(store.health().snapshotFailures).toBe(1);
     expect((await readdir(dir)).filter((n) => n.startsWith('journal-')).sort()).toEqual([journal(1), journal(2)]);
 
-    // The next trigger retries once; it fails again but is not reported again.
+    // The next trigger retries once and fails again. Equal-sized triggers have doubled the
+    // journal by then, so it is reported again, as such (growth, not a new streak).
     await commitUsers(store, 2 * EVERY, 2 * EVERY);
     await until(() => store.health().snapshotFailures === 2, 'the second attempt');
-    expect(errors).toHaveLength(1);
+    expect(store.health().journalBytes).toBeGreaterThanOrEqual(2 * firstBytes);
+    expect(errors).toHaveLength(2);
+    expect(errors[1]?.message).toMatch(/still failing after 2 attempts, the journal grew from \d+ to \d+ bytes/);
     expect(recoveries).toHaveLength(0);
     expect(store.stats.snapshots).toBe(0);
     expect(store.health().journalBytes).toBe(await journalSizes(dir));
@@ -157,7 +162,8 @@ describe('JournalRecordStore snapshot failures', () => {
 
     await commitUsers(store, 1, 2 * EVERY); // two triggers, two failed rotations
     await until(() => store.health().snapshotFailures === 2, 'two failed rotations');
-    expect(errors).toHaveLength(1);
+    expect(errors).toHaveLength(2); // the start of the streak, then the journal had doubled
+    expect(errors[0]?.message).toMatch(/^journal rotation failed while creating /);
     expect(errors[0]?.message).toContain(blocked);
     expect(errors[0]?.cause).toMatchObject({ code: 'EEXIST' });
     expect(store.stats.commits).toBe(2 * EVERY); // the store did not fail

@@ -1,0 +1,89 @@
+/**
+ * Rotation to the next journal generation when a file of that name is already there. An EMPTY
+ * one is what a failed earlier attempt leaves when its clean-up also failed (created, directory
+ * sync failed, rm failed): it must not block every later rotation on EEXIST. A non-empty one is
+ * never touched. Real files in temp dirs; the leftover is made by hand.
+ */
+import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JournalRecordStore, type Mutation, type RecordStoreError } from '../../src/storage/index.js';
+import { encodeLine } from '../../src/storage/journal-format.js';
+import { useTempDirs } from './temp-dirs.js';
+import { reopenedIds, until } from './write-faults.js';
+
+const tempDir = useTempDirs('journal-rotation');
+const EVERY = 5;
+const put = (id: number): Mutation => ({ op: 'put', collection: 'users', record: { id, name: `user-${id}` } });
+const journal = (g: number): string => `journal-${String(g).padStart(8, '0')}.jsonl`;
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+async function watchedStore(dir: string): Promise<{ store: JournalRecordStore; errors: RecordStoreError[] }> {
+  const errors: RecordStoreError[] = [];
+  const store = new JournalRecordStore({ dir, snapshotEvery: EVERY, onSnapshotError: (e) => errors.push(e) });
+  await store.open();
+  return { store, errors };
+}
+
+async function commitUsers(store: JournalRecordStore, from: number, to: number): Promise<void> {
+  for (let id = from; id <= to; id++) await store.commit([put(id)]);
+}
+
+describe('JournalRecordStore rotation over a leftover next journal', () => {
+  it('reuses an empty leftover next journal instead of failing on EEXIST', async () => {
+    const dir = await tempDir();
+    const { store, errors } = await watchedStore(dir);
+    await writeFile(join(dir, journal(2)), ''); // left behind by a failed attempt
+
+    await commitUsers(store, 1, EVERY); // trigger: rotation to journal 2, snapshot 2
+    await until(() => store.stats.snapshots === 1, 'the snapshot');
+    expect(errors).toEqual([]);
+    expect(store.health()).toMatchObject({ snapshotFailures: 0 });
+    expect((await readdir(dir)).sort()).toEqual([journal(2), 'snapshot.json']);
+
+    await commitUsers(store, EVERY + 1, EVERY + 2); // appended to the reused journal
+    await store.close();
+    // The reused file holds the new lines (and id EVERY when it was queued as the rotation ran).
+    const lines = (await readFile(join(dir, journal(2)), 'utf8')).trimEnd().split('\n');
+    expect(lines.slice(-2).map((l) => /"id":(\d+)/.exec(l)?.[1])).toEqual([`${EVERY + 1}`, `${EVERY + 2}`]);
+    expect((await reopenedIds(dir)).ids).toEqual(range(1, EVERY + 2));
+  });
+
+  it('keeps rotating after the leftover: later generations are created normally', async () => {
+    const dir = await tempDir();
+    const { store, errors } = await watchedStore(dir);
+    await writeFile(join(dir, journal(2)), '');
+    await commitUsers(store, 1, EVERY);
+    await until(() => store.stats.snapshots === 1, 'the first snapshot');
+    await commitUsers(store, EVERY + 1, 2 * EVERY);
+    await until(() => store.stats.snapshots === 2, 'the second snapshot');
+    expect(errors).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual([journal(3), 'snapshot.json']);
+    await store.close();
+    expect((await reopenedIds(dir)).ids).toEqual(range(1, 2 * EVERY));
+  });
+
+  it('never touches a non-empty file in the next journal’s place: the rotation fails', async () => {
+    const dir = await tempDir();
+    const { store, errors } = await watchedStore(dir);
+    const foreign = encodeLine(JSON.stringify([put(99)]), []);
+    await writeFile(join(dir, journal(2)), foreign);
+
+    await commitUsers(store, 1, EVERY);
+    await until(() => errors.length === 1, 'the rotation failure');
+    expect(errors[0]).toMatchObject({ code: 'ERR_STORE_SNAPSHOT_FAILED', cause: { code: 'EEXIST' } });
+    expect(errors[0]?.message).toMatch(/^journal rotation failed while creating /);
+    expect(errors[0]?.message).toContain(join(dir, journal(2)));
+    expect(errors[0]?.message).not.toContain('snapshot failed');
+    expect(await readFile(join(dir, journal(2)), 'utf8')).toBe(foreign);
+    // The store did not fail and kept appending to journal 1.
+    await commitUsers(store, EVERY + 1, EVERY + 1);
+    await store.close();
+    const lines = (await readFile(join(dir, journal(1)), 'utf8')).trimEnd().split('\n');
+    expect(lines).toHaveLength(EVERY + 1);
+    expect(await readFile(join(dir, journal(2)), 'utf8')).toBe(foreign);
+
+    await rm(join(dir, journal(2))); // the operator removes the stranger
+    expect((await reopenedIds(dir)).ids).toEqual(range(1, EVERY + 1));
+  });
+});

@@ -1,0 +1,129 @@
+/**
+ * A journal write that fails (a torn write on a full disk) FAILS the store, and a failed store
+ * never rotates or snapshots: otherwise it would move the torn line out of the newest journal
+ * (where recovery could no longer cut it) and persist the rejected batch through a snapshot.
+ * Also: a snapshot whose captured state holds a batch still queued is only published once that
+ * batch is durable, and dropped if its write fails.
+ *
+ * Faults are injected by patching `FileHandle.prototype.write` inside one test at a time (see
+ * write-faults.ts); the files are real, in temp dirs.
+ */
+import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JournalRecordStore, type Mutation, type RecordStoreError } from '../../src/storage/index.js';
+import { useTempDirs } from './temp-dirs.js';
+import { isJournalLineOf, reopenedIds, withWriteFaults } from './write-faults.js';
+
+const tempDir = useTempDirs('journal-write-failure');
+const EVERY = 5;
+const put = (id: number): Mutation => ({ op: 'put', collection: 'users', record: { id, name: `user-${id}` } });
+const journal = (g: number): string => `journal-${String(g).padStart(8, '0')}.jsonl`;
+const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+const settled = (p: Promise<void>): Promise<unknown> =>
+  p.then(
+    () => 'acknowledged',
+    (err: unknown) => err,
+  );
+
+async function watchedStore(dir: string): Promise<{ store: JournalRecordStore; errors: RecordStoreError[] }> {
+  const errors: RecordStoreError[] = [];
+  const store = new JournalRecordStore({ dir, snapshotEvery: EVERY, onSnapshotError: (e) => errors.push(e) });
+  await store.open();
+  return { store, errors };
+}
+
+async function commitUsers(store: JournalRecordStore, from: number, to: number): Promise<void> {
+  for (let id = from; id <= to; id++) await store.commit([put(id)]);
+}
+
+describe('JournalRecordStore after a failed journal write', () => {
+  it.each([
+    ['a snapshot would succeed', false],
+    ['the snapshot would fail too (snapshot.json is a directory)', true],
+  ])('a torn write at the snapshot trigger neither rotates nor snapshots (%s)', async (_, obstructed) => {
+    const dir = await tempDir();
+    const { store, errors } = await watchedStore(dir);
+    await commitUsers(store, 1, EVERY - 1);
+    if (obstructed) await mkdir(join(dir, 'snapshot.json', 'x'), { recursive: true });
+    const file = join(dir, journal(1));
+    const good = (await stat(file)).size;
+
+    // The EVERY-th commit reaches the snapshot trigger; its line is torn and the write fails.
+    const result = await withWriteFaults(await tempDir(), { tear: (t) => isJournalLineOf(t, EVERY) }, () =>
+      settled(store.commit([put(EVERY)])),
+    );
+    expect(result).toMatchObject({ code: 'ERR_STORE_FAILED', cause: { code: 'ENOSPC' } });
+    await expect(store.commit([put(EVERY + 1)])).rejects.toMatchObject({ code: 'ERR_STORE_FAILED' });
+    await store.close(); // waits for the writer and for any snapshot it would have started
+
+    // No journal 2, no snapshot, nothing reported: the torn line stays in the newest journal.
+    const expected = obstructed ? [journal(1), 'snapshot.json'] : [journal(1)];
+    expect((await readdir(dir)).sort()).toEqual(expected);
+    expect(store.stats.snapshots).toBe(0);
+    expect(errors).toEqual([]);
+    const torn = (await stat(file)).size - good;
+    expect(torn).toBeGreaterThan(0);
+
+    // Recovery cuts the torn line; exactly the acknowledged records are there.
+    if (obstructed) await rm(join(dir, 'snapshot.json'), { recursive: true });
+    expect(await reopenedIds(dir)).toEqual({ ids: range(1, EVERY - 1), truncatedBytes: torn });
+    expect((await stat(file)).size).toBe(good);
+  });
+
+  it('drops the snapshot whose captured state holds a batch that is then rejected', async () => {
+    const dir = await tempDir();
+    const { store, errors } = await watchedStore(dir);
+    await commitUsers(store, 1, EVERY - 1);
+    let late: Promise<unknown> | undefined;
+    const faults = {
+      // While the trigger's line is written, commit one more batch: applied to memory now,
+      // queued for the next group, so the rotation's capture holds it. Its write then tears.
+      before: (t: string): void => {
+        if (late === undefined && isJournalLineOf(t, EVERY)) late = settled(store.commit([put(EVERY + 1)]));
+      },
+      tear: (t: string): boolean => isJournalLineOf(t, EVERY + 1),
+    };
+    const lateResult = await withWriteFaults(await tempDir(), faults, async () => {
+      await store.commit([put(EVERY)]);
+      return late;
+    });
+    expect(lateResult).toMatchObject({ code: 'ERR_STORE_FAILED', cause: { code: 'ENOSPC' } });
+    expect(store.get('users', EVERY + 1)).toBeDefined(); // memory is ahead of disk: it was captured
+    await store.close();
+
+    // Journal 2 was created (the rotation preceded the failure) but no snapshot was published.
+    expect((await readdir(dir)).sort()).toEqual([journal(1), journal(2)]);
+    expect(store.stats.snapshots).toBe(0);
+    expect(errors).toEqual([]); // dropped, not a snapshot failure: the store failed
+    const { ids } = await reopenedIds(dir);
+    expect(ids).toEqual(range(1, EVERY));
+  });
+
+  it('publishes the snapshot once a batch queued during the rotation is durable', async () => {
+    const dir = await tempDir();
+    const { store, errors } = await watchedStore(dir);
+    await commitUsers(store, 1, EVERY - 1);
+    let late: Promise<unknown> | undefined;
+    const before = (t: string): void => {
+      if (late === undefined && isJournalLineOf(t, EVERY)) late = settled(store.commit([put(EVERY + 1)]));
+    };
+    const lateResult = await withWriteFaults(await tempDir(), { before }, async () => {
+      await store.commit([put(EVERY)]);
+      return late;
+    });
+    expect(lateResult).toBe('acknowledged');
+    await store.close();
+
+    expect(store.stats.snapshots).toBe(1);
+    expect(errors).toEqual([]);
+    expect((await readdir(dir)).sort()).toEqual([journal(2), 'snapshot.json']);
+    const snapshot = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')) as {
+      generation: number;
+      collections: Array<{ records: Array<{ id: number }> }>;
+    };
+    expect(snapshot.generation).toBe(2);
+    expect(snapshot.collections[0]?.records.map((r) => r.id)).toEqual(range(1, EVERY + 1));
+    expect((await reopenedIds(dir)).ids).toEqual(range(1, EVERY + 1));
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Fault injection for the storage tests: a torn write, as on a full disk. `FileHandle.write`
+ * writes only part of the buffer (a short write) and the next write on that handle throws
+ * ENOSPC, so `writeAll` leaves exactly that part in the file and reports the error.
+ *
+ * The patch lives on `FileHandle.prototype` (the class is not exported by node:fs/promises) and
+ * only for the duration of one callback; it is always restored, also when the callback throws.
+ */
+import { open, rm, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { JournalRecordStore } from '../../src/storage/index.js';
+
+type Write = (this: FileHandle, buffer: Buffer, offset?: number, length?: number, ...rest: unknown[]) => Promise<unknown>;
+
+/** What to do to the writes made while {@link withWriteFaults} runs. */
+export interface WriteFaults {
+  /** Called with the text of every write before it happens (e.g. to commit from inside it). */
+  readonly before?: (text: string) => void;
+  /** The FIRST write whose text matches writes only its first half; later ones on its handle fail. */
+  readonly tear?: (text: string) => boolean;
+}
+
+async function fileHandlePrototype(dir: string): Promise<{ write: Write }> {
+  const probe = join(dir, 'probe');
+  const handle = await open(probe, 'w');
+  await handle.close();
+  await rm(probe);
+  return Object.getPrototypeOf(handle) as { write: Write };
+}
+
+function enospc(): NodeJS.ErrnoException {
+  const err: NodeJS.ErrnoException = new Error('ENOSPC: no space left on device, write');
+  err.code = 'ENOSPC';
+  return err;
+}
+
+/** Runs `body` with the {@link WriteFaults} applied to every `FileHandle.write` in the process. */
+export async function withWriteFaults<T>(scratchDir: string, faults: WriteFaults, body: () => Promise<T>): Promise<T> {
+  const proto = await fileHandlePrototype(scratchDir);
+  const original = proto.write;
+  const torn = new WeakSet<FileHandle>(); // handles whose writes fail from now on
+  let tornOnce = false;
+  proto.write = async function (this: FileHandle, buffer: Buffer, offset = 0, length = buffer.length - offset, ...rest: unknown[]) {
+    if (torn.has(this)) throw enospc();
+    const text = buffer.toString('utf8', offset, offset + length);
+    faults.before?.(text);
+    if (!tornOnce && faults.tear?.(text) === true) {
+      tornOnce = true;
+      torn.add(this);
+      return original.call(this, buffer, offset, Math.floor(length / 2), ...rest);
+    }
+    return original.call(this, buffer, offset, length, ...rest);
+  };
+  try {
+    return await body();
+  } finally {
+    proto.write = original;
+  }
+}
+
+/** Whether `text` is the start of a journal line (not a snapshot chunk) putting record `id`. */
+export function isJournalLineOf(text: string, id: number): boolean {
+  return /^[0-9a-f]{8} \{"m":/.test(text) && text.includes(`"id":${id},`);
+}
+
+/** Polls `done` until it holds; bounded in time, so a missing event fails instead of hanging. */
+export async function until(done: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Ids of `collection` in a fresh store on `dir` (opened and closed again). */
+export async function reopenedIds(dir: string, collection = 'users'): Promise<{ ids: number[]; truncatedBytes: number }> {
+  const store = new JournalRecordStore({ dir });
+  await store.open();
+  try {
+    return { ids: Array.from(store.values(collection), (r) => r.id), truncatedBytes: store.stats.truncatedBytes };
+  } finally {
+    await store.close();
+  }
+}
