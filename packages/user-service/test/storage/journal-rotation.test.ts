@@ -7,10 +7,10 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalRecordStore, type Mutation, type RecordStoreError } from '../../src/storage/index.js';
+import type { Mutation } from '../../src/storage/index.js';
 import { encodeLine } from '../../src/storage/journal-format.js';
 import { useTempDirs } from './temp-dirs.js';
-import { reopenedIds, until } from './write-faults.js';
+import { commitUsers, reopenedIds, until, watchedStore } from './write-faults.js';
 
 const tempDir = useTempDirs('journal-rotation');
 const EVERY = 5;
@@ -18,21 +18,10 @@ const put = (id: number): Mutation => ({ op: 'put', collection: 'users', record:
 const journal = (g: number): string => `journal-${String(g).padStart(8, '0')}.jsonl`;
 const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
-async function watchedStore(dir: string): Promise<{ store: JournalRecordStore; errors: RecordStoreError[] }> {
-  const errors: RecordStoreError[] = [];
-  const store = new JournalRecordStore({ dir, snapshotEvery: EVERY, onSnapshotError: (e) => errors.push(e) });
-  await store.open();
-  return { store, errors };
-}
-
-async function commitUsers(store: JournalRecordStore, from: number, to: number): Promise<void> {
-  for (let id = from; id <= to; id++) await store.commit([put(id)]);
-}
-
 describe('JournalRecordStore rotation over a leftover next journal', () => {
   it('reuses an empty leftover next journal instead of failing on EEXIST', async () => {
     const dir = await tempDir();
-    const { store, errors } = await watchedStore(dir);
+    const { store, errors } = await watchedStore(dir, EVERY);
     await writeFile(join(dir, journal(2)), ''); // left behind by a failed attempt
 
     await commitUsers(store, 1, EVERY); // trigger: rotation to journal 2, snapshot 2
@@ -51,7 +40,7 @@ describe('JournalRecordStore rotation over a leftover next journal', () => {
 
   it('keeps rotating after the leftover: later generations are created normally', async () => {
     const dir = await tempDir();
-    const { store, errors } = await watchedStore(dir);
+    const { store, errors } = await watchedStore(dir, EVERY);
     await writeFile(join(dir, journal(2)), '');
     await commitUsers(store, 1, EVERY);
     await until(() => store.stats.snapshots === 1, 'the first snapshot');
@@ -65,7 +54,7 @@ describe('JournalRecordStore rotation over a leftover next journal', () => {
 
   it('never touches a non-empty file in the next journal’s place: the rotation fails', async () => {
     const dir = await tempDir();
-    const { store, errors } = await watchedStore(dir);
+    const { store, errors } = await watchedStore(dir, EVERY);
     const foreign = encodeLine(JSON.stringify([put(99)]), []);
     await writeFile(join(dir, journal(2)), foreign);
 

@@ -11,9 +11,9 @@
 import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalRecordStore, type Mutation, type RecordStoreError } from '../../src/storage/index.js';
+import type { Mutation } from '../../src/storage/index.js';
 import { useTempDirs } from './temp-dirs.js';
-import { isJournalLineOf, reopenedIds, withWriteFaults } from './write-faults.js';
+import { commitUsers, isJournalLineOf, reopenedIds, watchedStore, withWriteFaults } from './write-faults.js';
 
 const tempDir = useTempDirs('journal-write-failure');
 const EVERY = 5;
@@ -26,24 +26,13 @@ const settled = (p: Promise<void>): Promise<unknown> =>
     (err: unknown) => err,
   );
 
-async function watchedStore(dir: string): Promise<{ store: JournalRecordStore; errors: RecordStoreError[] }> {
-  const errors: RecordStoreError[] = [];
-  const store = new JournalRecordStore({ dir, snapshotEvery: EVERY, onSnapshotError: (e) => errors.push(e) });
-  await store.open();
-  return { store, errors };
-}
-
-async function commitUsers(store: JournalRecordStore, from: number, to: number): Promise<void> {
-  for (let id = from; id <= to; id++) await store.commit([put(id)]);
-}
-
 describe('JournalRecordStore after a failed journal write', () => {
   it.each([
     ['a snapshot would succeed', false],
     ['the snapshot would fail too (snapshot.json is a directory)', true],
   ])('a torn write at the snapshot trigger neither rotates nor snapshots (%s)', async (_, obstructed) => {
     const dir = await tempDir();
-    const { store, errors } = await watchedStore(dir);
+    const { store, errors } = await watchedStore(dir, EVERY);
     await commitUsers(store, 1, EVERY - 1);
     if (obstructed) await mkdir(join(dir, 'snapshot.json', 'x'), { recursive: true });
     const file = join(dir, journal(1));
@@ -73,7 +62,7 @@ describe('JournalRecordStore after a failed journal write', () => {
 
   it('drops the snapshot whose captured state holds a batch that is then rejected', async () => {
     const dir = await tempDir();
-    const { store, errors } = await watchedStore(dir);
+    const { store, errors } = await watchedStore(dir, EVERY);
     await commitUsers(store, 1, EVERY - 1);
     let late: Promise<unknown> | undefined;
     const faults = {
@@ -102,7 +91,7 @@ describe('JournalRecordStore after a failed journal write', () => {
 
   it('publishes the snapshot once a batch queued during the rotation is durable', async () => {
     const dir = await tempDir();
-    const { store, errors } = await watchedStore(dir);
+    const { store, errors } = await watchedStore(dir, EVERY);
     await commitUsers(store, 1, EVERY - 1);
     let late: Promise<unknown> | undefined;
     const before = (t: string): void => {

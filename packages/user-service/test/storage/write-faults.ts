@@ -8,7 +8,7 @@
  */
 import { open, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JournalRecordStore } from '../../src/storage/index.js';
+import { JournalRecordStore, type Mutation, type RecordStoreError } from '../../src/storage/index.js';
 
 type Write = (this: FileHandle, buffer: Buffer, offset?: number, length?: number, ...rest: unknown[]) => Promise<unknown>;
 
@@ -81,4 +81,18 @@ export async function reopenedIds(dir: string, collection = 'users'): Promise<{ 
   } finally {
     await store.close();
   }
+}
+
+/** An open journal store snapshotting every `snapshotEvery` mutations, with the errors it reports. */
+export async function watchedStore(dir: string, snapshotEvery: number): Promise<{ store: JournalRecordStore; errors: RecordStoreError[] }> {
+  const errors: RecordStoreError[] = [];
+  const store = new JournalRecordStore({ dir, snapshotEvery, onSnapshotError: (e) => errors.push(e) });
+  await store.open();
+  return { store, errors };
+}
+
+/** Commits users `from`..`to`, one acknowledged commit each. */
+export async function commitUsers(store: JournalRecordStore, from: number, to: number): Promise<void> {
+  const put = (id: number): Mutation => ({ op: 'put', collection: 'users', record: { id, name: `user-${id}` } });
+  for (let id = from; id <= to; id++) await store.commit([put(id)]);
 }
