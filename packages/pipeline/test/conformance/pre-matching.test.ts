@@ -75,6 +75,13 @@ describe.each(TRANSPORTS)('pre-matching rewrites (%s)', (transport) => {
     expect(r.json()).toEqual({ method: 'PUT', body: { a: 1 } });
   });
 
+  it('an overridden method in lower case, built at run time, still finds its resource method', async () => {
+    // setMethod upper-cases into a fresh (not interned) string: matching compares contents.
+    const r = await send({ method: 'POST', url: '/items', headers: { 'x-http-method-override': 'put' }, body: { a: 2 } });
+    expect(r.status).toBe(200);
+    expect(r.json()).toEqual({ method: 'PUT', body: { a: 2 } });
+  });
+
   it('a pre-matching filter changes the URI (query kept) and a header the resource then reads', async () => {
     const r = await send('/v1/items?q=x');
     expect(r.json()).toEqual({ method: 'GET', q: 'x', gen: 'v1' });
