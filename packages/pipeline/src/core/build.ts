@@ -24,7 +24,8 @@ import type {
 } from './providers.js';
 import { nameOf } from './request-filters.js';
 import { ResourceInfo } from './resource-info.js';
-import { compileTemplate, joinPaths, Router } from './router.js';
+import { compileTemplate, joinPaths } from './path-template.js';
+import { Router } from './router.js';
 
 /** Options that travel with one registration (explicit values beat decorators, jersey#2912). */
 export interface RegistrationOptions {
