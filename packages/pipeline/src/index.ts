@@ -21,12 +21,11 @@ export {
   MULTIPART_FORM_DATA,
   TEXT_PLAIN,
   WILDCARD,
-  isCompatible,
   mediaTypeString,
-  negotiate,
   parseAccept,
   parseMediaType,
 } from './core/media-type.js';
+export { isCompatible, negotiate } from './core/negotiation.js';
 export type { MediaType } from './core/media-type.js';
 export { HttpHeaders } from './core/params.js';
 export { DEFAULT_PRIORITY, Priorities } from './core/priorities.js';

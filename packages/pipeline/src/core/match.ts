@@ -1,5 +1,6 @@
 import { NotAcceptableError, NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from './errors.js';
-import { compareNegotiations, consumes, negotiate, negotiateDetailed, type MediaType, type Negotiation } from './media-type.js';
+import type { MediaType } from './media-type.js';
+import { compareNegotiations, consumes, negotiate, negotiateDetailed, type Negotiation } from './negotiation.js';
 import type { Exchange } from './exchange.js';
 import { candidatesFor, type RouteMethod } from './model.js';
 import { Response } from './response.js';

@@ -1,7 +1,8 @@
 import { InternalServerError } from './errors.js';
 import { notAcceptable } from './match.js';
 import type { Exchange } from './exchange.js';
-import { mediaTypeString, negotiate, parseMediaType, type MediaType } from './media-type.js';
+import { mediaTypeString, parseMediaType, type MediaType } from './media-type.js';
+import { negotiate } from './negotiation.js';
 import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
 import type { Response } from './response.js';
 import { MAX_CACHED_TYPES, mediaTypeKey, ProviderCache } from './provider-cache.js';

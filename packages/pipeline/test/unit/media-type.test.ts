@@ -7,17 +7,13 @@ import {
   MEDIA_TYPE_CACHE_SIZE,
   TEXT_PLAIN,
   WILDCARD,
-  compareNegotiations,
-  consumes,
-  isCompatible,
   mediaTypeString,
-  negotiate,
-  negotiateDetailed,
   parseAccept,
   parseMediaType,
   specificity,
   type MediaType,
 } from '../../src/core/media-type.js';
+import { compareNegotiations, consumes, isCompatible, negotiate, negotiateDetailed } from '../../src/core/negotiation.js';
 
 function mt(value: string): MediaType {
   const m = parseMediaType(value);
