@@ -60,21 +60,20 @@ class FakeResponse extends Writable {
 }
 
 /**
- * Runs one request through a `(req, res)` handler in-process: a Readable stands in for
- * `IncomingMessage` and a Writable for `ServerResponse`, so every stage, stream and interceptor
- * runs exactly as over a socket.
+ * A Readable standing in for `IncomingMessage`, framed as a client would send `request`: header
+ * names in lower case, bytes with a Content-Length (unless given), a stream without one chunked,
+ * any other value as JSON. A stream body is wrapped and read on demand (its errors included), so
+ * the caller's own stream never gets request fields written onto it.
  */
-export function injectRequest(
-  handler: (req: IncomingMessage, res: ServerResponse) => void,
-  request: InjectRequest,
-): Promise<InjectResponse> {
+export function fakeRequest(request: Omit<InjectRequest, 'url'> & { url?: string }): IncomingMessage {
   const headers: IncomingHttpHeaders = {};
   for (const [k, v] of Object.entries(request.headers ?? {})) headers[k.toLowerCase()] = v;
   let payload: Readable;
   const b = request.body;
   if (b === undefined) payload = Readable.from([]);
   else if (b instanceof Readable) {
-    payload = b;
+    // Read on demand (nothing is pulled before the pipeline reads), errors included.
+    payload = Readable.from(b, { objectMode: false });
     if (headers['content-length'] === undefined) headers['transfer-encoding'] = 'chunked';
   } else {
     let bytes: Buffer;
@@ -87,13 +86,25 @@ export function injectRequest(
     if (headers['content-length'] === undefined) headers['content-length'] = String(bytes.byteLength);
     payload = Readable.from(bytes.byteLength === 0 ? [] : [bytes]);
   }
-  const req = Object.assign(payload, {
+  return Object.assign(payload, {
     method: (request.method ?? 'GET').toUpperCase(),
-    url: request.url,
+    url: request.url ?? '/',
     headers,
     httpVersion: '1.1',
     socket: { remoteAddress: request.remoteAddress ?? '127.0.0.1', encrypted: false },
   }) as unknown as IncomingMessage;
+}
+
+/**
+ * Runs one request through a `(req, res)` handler in-process: a Readable stands in for
+ * `IncomingMessage` and a Writable for `ServerResponse`, so every stage, stream and interceptor
+ * runs exactly as over a socket.
+ */
+export function injectRequest(
+  handler: (req: IncomingMessage, res: ServerResponse) => void,
+  request: InjectRequest,
+): Promise<InjectResponse> {
+  const req = fakeRequest(request);
   const res = new FakeResponse();
   return new Promise<InjectResponse>((resolve) => {
     let settled = false;

@@ -4,12 +4,13 @@
  * readers, writers and limits on its runtime: building a real Exchange over a small runtime lets
  * the testing helpers run that code itself instead of a copy of it.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { PassThrough, Readable, Writable } from 'node:stream';
+import type { ServerResponse } from 'node:http';
+import { type Readable, Writable } from 'node:stream';
 import { container as rootContainer } from 'tsyringe';
 import { defaultErrorBody } from '../core/application.js';
 import { DEFAULT_LIMITS } from '../core/defaults.js';
 import { Exchange } from '../core/exchange.js';
+import { fakeRequest } from '../core/inject.js';
 import type { PathEntry } from '../core/model.js';
 import type { MessageBodyReader, MessageBodyWriter } from '../core/providers.js';
 import type { ContainerRequestContext } from '../core/request-context.js';
@@ -60,35 +61,13 @@ export interface ExchangeInit {
 }
 
 /**
- * An Exchange over a fake request stream, framed as `app.inject()` frames it: bytes get a
+ * An Exchange over the fake request `app.inject()` sends (core's `fakeRequest`): bytes get a
  * Content-Length, a stream without one is chunked. `readers` (default: the built-ins) are the
  * ones the core's reader context will choose from.
  */
 export function createExchange(init: ExchangeInit, readers?: readonly MessageBodyReader[]): Exchange {
-  const headers: IncomingHttpHeaders = {};
-  for (const [k, v] of Object.entries(init.headers ?? {})) headers[k.toLowerCase()] = v;
-  let stream: Readable;
-  if (init.body instanceof Readable) {
-    // The caller's stream is read, never dressed up as the request: the fake request is a
-    // PassThrough fed from it (its errors included), so its own fields stay as they were.
-    const source = init.body;
-    const through = new PassThrough();
-    source.once('error', (e) => through.destroy(e));
-    stream = source.pipe(through);
-    if (headers['content-length'] === undefined) headers['transfer-encoding'] = 'chunked';
-  } else {
-    const bytes = init.body === undefined ? undefined : Buffer.from(init.body);
-    if (bytes !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(bytes.byteLength);
-    stream = Readable.from(bytes === undefined || bytes.byteLength === 0 ? [] : [bytes]);
-  }
-  const url = init.url ?? '/';
-  const req = Object.assign(stream, {
-    method: (init.method ?? 'GET').toUpperCase(),
-    url,
-    headers,
-    httpVersion: '1.1',
-    socket: { remoteAddress: init.remoteAddress ?? '127.0.0.1', encrypted: false },
-  }) as unknown as IncomingMessage;
+  const req = fakeRequest(init);
+  const url = req.url!;
   const res = new Writable({ write: (_c, _e, cb) => cb() }) as unknown as ServerResponse;
   const q = url.indexOf('?');
   const rt = readers === undefined ? defaultRuntime : testRuntime(readers, BUILTIN_WRITERS);

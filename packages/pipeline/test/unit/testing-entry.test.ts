@@ -174,7 +174,8 @@ describe('runWriterInterceptors / runReaderInterceptors', () => {
     const body = new Readable({ read() {} });
     const run = runReaderInterceptors([], { body, headers: { 'content-type': 'application/json' } });
     body.destroy(new Error('source broke'));
-    await expect(run).rejects.toThrow();
+    // The pipeline's answer to a body stream that fails: a 400, as over a socket.
+    await expect(run).rejects.toMatchObject({ status: 400, message: 'The request body could not be read' });
   });
 
   it('GzipReaderInterceptor: corrupt gzip is 400', async () => {
