@@ -5,7 +5,7 @@ import type { Exchange } from './exchange.js';
 import type { MediaType } from './media-type.js';
 import type { EntityParam } from './model.js';
 import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from './providers.js';
-import { mediaTypeKey, ProviderCache } from './provider-cache.js';
+import { cacheFor, mediaTypeKey } from './provider-cache.js';
 import { nameOf } from './request-filters.js';
 
 /**
@@ -28,8 +28,6 @@ function absent(param: EntityParam): undefined {
   throw new BadRequestError('A request body is required', { code: 'PIPE_BODY_REQUIRED' });
 }
 
-const readerCache = new WeakMap<readonly MessageBodyReader[], ProviderCache<MessageBodyReader>>();
-
 /**
  * Picks the first reader able to read `type` as `mediaType` (readers are pre-sorted). The choice
  * is cached per reader list (one per runtime, built once, never changed) and (type, full media
@@ -39,8 +37,7 @@ const readerCache = new WeakMap<readonly MessageBodyReader[], ProviderCache<Mess
  * take the slots real ones need.
  */
 export function selectReader(readers: readonly MessageBodyReader[], type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader {
-  let cache = readerCache.get(readers);
-  if (cache === undefined) readerCache.set(readers, (cache = new ProviderCache()));
+  const cache = cacheFor(readers);
   const key = mediaTypeKey(mediaType);
   const hit = cache.get(type, key);
   if (hit !== undefined) return hit;

@@ -5,7 +5,7 @@ import { mediaTypeString, parseMediaType, type MediaType } from './media-type.js
 import { negotiate } from './negotiation.js';
 import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
 import type { Response } from './response.js';
-import { MAX_CACHED_TYPES, mediaTypeKey, ProviderCache } from './provider-cache.js';
+import { cacheFor, MAX_CACHED_TYPES, mediaTypeKey } from './provider-cache.js';
 import { nameOf } from './request-filters.js';
 import { isThenable, type Step } from './thenable.js';
 import { send } from './send.js';
@@ -98,8 +98,6 @@ export function typeOf(response: Response): TypeToken {
   return c === undefined || c === null ? Object : (c as TypeToken);
 }
 
-const writerCache = new WeakMap<Exchange['rt'], ProviderCache<MessageBodyWriter>>();
-
 /** First writer able to write `type` as `mediaType`, or undefined (not cached). */
 function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter | undefined {
   for (const w of ex.rt.body.writers) if (w.isWriteable(type, mediaType)) return w;
@@ -107,14 +105,13 @@ function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): Messag
 }
 
 /**
- * First writer able to write `type` as `mediaType`; cached per runtime and (type, full media
- * type: writers decide on parameters too, e.g. a charset). The cache is bounded
+ * First writer able to write `type` as `mediaType`; cached (see {@link cacheFor}) by (type, full media
+ * type: writers decide on parameters too, e.g. a charset), per writer list. The cache is bounded
  * ({@link ProviderCache}): through a wildcard `@Produces` the media type is the client's Accept
  * range, parameters included. None → 500 (not cached: an error path).
  */
 export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter {
-  let cache = writerCache.get(ex.rt);
-  if (cache === undefined) writerCache.set(ex.rt, (cache = new ProviderCache()));
+  const cache = cacheFor(ex.rt.body.writers);
   const key = mediaTypeKey(mediaType);
   let writer = cache.get(type, key);
   if (writer === undefined) {
