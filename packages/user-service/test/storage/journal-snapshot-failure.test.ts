@@ -10,45 +10,12 @@
 import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalRecordStore, type Mutation, type RecordStoreError, type SnapshotRecovery } from '../../src/storage/index.js';
+import { JournalRecordStore } from '../../src/storage/index.js';
 import { useTempDirs } from './temp-dirs.js';
+import { commitUsers, journalFile, putUser, range, reopenedIds, until, watchedStore } from './write-faults.js';
 
 const tempDir = useTempDirs('journal-snapshot-failure');
 const EVERY = 5;
-const put = (id: number): Mutation => ({ op: 'put', collection: 'users', record: { id, name: `user-${id}` } });
-const journal = (g: number): string => `journal-${String(g).padStart(8, '0')}.jsonl`;
-
-/** A store snapshotting every {@link EVERY} mutations whose reports land in two arrays. */
-async function watchedStore(dir: string): Promise<{
-  store: JournalRecordStore;
-  errors: RecordStoreError[];
-  recoveries: SnapshotRecovery[];
-}> {
-  const errors: RecordStoreError[] = [];
-  const recoveries: SnapshotRecovery[] = [];
-  const store = new JournalRecordStore({
-    dir,
-    snapshotEvery: EVERY,
-    onSnapshotError: (e) => errors.push(e),
-    onSnapshotRecovered: (r) => recoveries.push(r),
-  });
-  await store.open();
-  return { store, errors, recoveries };
-}
-
-/** Commits users `from..to`, one batch each, waiting for every acknowledgement. */
-async function commitUsers(store: JournalRecordStore, from: number, to: number): Promise<void> {
-  for (let id = from; id <= to; id++) await store.commit([put(id)]);
-}
-
-/** Polls `done` until it holds; bounded in time, so a missing report fails instead of hanging. */
-async function until(done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
 
 /** Total size of the journal files in `dir`. */
 async function journalSizes(dir: string): Promise<number> {
@@ -65,24 +32,13 @@ async function obstruct(dir: string, name: string): Promise<string> {
   return path;
 }
 
-async function reopenIds(dir: string): Promise<{ ids: number[]; replayed: number }> {
-  const store = new JournalRecordStore({ dir, snapshotEvery: EVERY });
-  await store.open();
-  const ids = Array.from(store.values('users'), (u) => u.id);
-  const replayed = store.stats.replayedBatches;
-  await store.close();
-  return { ids, replayed };
-}
-
-const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
 describe('JournalRecordStore snapshot failures', () => {
   it.each([
     ['the snapshot file is a directory (rename fails)', 'snapshot.json'],
     ['the snapshot temp file is a directory (open fails)', 'snapshot.json.tmp'],
   ])('reports the start of a streak when %s, and keeps every write durable', async (_, name) => {
     const dir = await tempDir();
-    const { store, errors, recoveries } = await watchedStore(dir);
+    const { store, errors, recoveries } = await watchedStore(dir, EVERY);
     const blocked = await obstruct(dir, name);
 
     await commitUsers(store, 1, EVERY); // reaches the trigger: rotation to journal 2, snapshot fails
@@ -103,7 +59,7 @@ describe('JournalRecordStore snapshot failures', () => {
     // Below the next trigger nothing is retried: no new generation, no new attempt.
     await commitUsers(store, EVERY + 1, 2 * EVERY - 1);
     expect(store.health().snapshotFailures).toBe(1);
-    expect((await readdir(dir)).filter((n) => n.startsWith('journal-')).sort()).toEqual([journal(1), journal(2)]);
+    expect((await readdir(dir)).filter((n) => n.startsWith('journal-')).sort()).toEqual([journalFile(1), journalFile(2)]);
 
     // The next trigger retries once and fails again. Equal-sized triggers have doubled the
     // journal by then, so it is reported again, as such (growth, not a new streak).
@@ -120,14 +76,14 @@ describe('JournalRecordStore snapshot failures', () => {
     // Every acknowledged write is in the journals (the operator clears the obstruction first:
     // a directory named like the snapshot is unreadable for recovery too).
     await rm(blocked, { recursive: true });
-    const again = await reopenIds(dir);
+    const again = await reopenedIds(dir);
     expect(again.ids).toEqual(range(1, 2 * EVERY));
     expect(again.replayed).toBe(2 * EVERY);
   });
 
   it('reports recovery once when a later snapshot succeeds, and then compacts the journals', async () => {
     const dir = await tempDir();
-    const { store, errors, recoveries } = await watchedStore(dir);
+    const { store, errors, recoveries } = await watchedStore(dir, EVERY);
     const blocked = await obstruct(dir, 'snapshot.json');
     await commitUsers(store, 1, EVERY);
     await until(() => errors.length === 1, 'the failure report');
@@ -140,7 +96,7 @@ describe('JournalRecordStore snapshot failures', () => {
     expect(recoveries[0]?.message).toContain(file);
     expect(errors).toHaveLength(1);
     expect(store.stats.snapshots).toBe(1);
-    expect((await readdir(dir)).sort()).toEqual([journal(3), 'snapshot.json']);
+    expect((await readdir(dir)).sort()).toEqual([journalFile(3), 'snapshot.json']);
     expect(store.health()).toEqual({ snapshotFailures: 0, journalBytes: await journalSizes(dir) });
     const snapshot = JSON.parse(await readFile(file, 'utf8')) as { generation: number };
     expect(snapshot.generation).toBe(3);
@@ -151,14 +107,14 @@ describe('JournalRecordStore snapshot failures', () => {
     expect(recoveries).toHaveLength(1);
     await store.close();
 
-    const again = await reopenIds(dir);
+    const again = await reopenedIds(dir);
     expect(again.ids).toEqual(range(1, 3 * EVERY));
   });
 
   it('keeps appending to the current journal when the next one cannot be created', async () => {
     const dir = await tempDir();
-    const { store, errors, recoveries } = await watchedStore(dir);
-    const blocked = await obstruct(dir, journal(2)); // rotation's open(..., 'wx') gets EEXIST
+    const { store, errors, recoveries } = await watchedStore(dir, EVERY);
+    const blocked = await obstruct(dir, journalFile(2)); // rotation's open(..., 'wx') gets EEXIST
 
     await commitUsers(store, 1, 2 * EVERY); // two triggers, two failed rotations
     await until(() => store.health().snapshotFailures === 2, 'two failed rotations');
@@ -167,25 +123,27 @@ describe('JournalRecordStore snapshot failures', () => {
     expect(errors[0]?.message).toContain(blocked);
     expect(errors[0]?.cause).toMatchObject({ code: 'EEXIST' });
     expect(store.stats.commits).toBe(2 * EVERY); // the store did not fail
-    const lines = (await readFile(join(dir, journal(1)), 'utf8')).trimEnd().split('\n');
+    const lines = (await readFile(join(dir, journalFile(1)), 'utf8')).trimEnd().split('\n');
     expect(lines).toHaveLength(2 * EVERY);
 
     await rm(blocked, { recursive: true });
     await commitUsers(store, 2 * EVERY + 1, 3 * EVERY);
     await until(() => recoveries.length === 1, 'the recovery report');
     expect(recoveries[0]).toMatchObject({ generation: 2, failures: 2 });
-    expect((await readdir(dir)).sort()).toEqual([journal(2), 'snapshot.json']);
+    expect((await readdir(dir)).sort()).toEqual([journalFile(2), 'snapshot.json']);
     await store.close();
 
-    expect((await reopenIds(dir)).ids).toEqual(range(1, 3 * EVERY));
+    expect((await reopenedIds(dir)).ids).toEqual(range(1, 3 * EVERY));
   });
 
   it('survives a reporter that throws: the store keeps working and health() still tells', async () => {
     const dir = await tempDir();
+    let calls = 0;
     const store = new JournalRecordStore({
       dir,
       snapshotEvery: EVERY,
       onSnapshotError: () => {
+        calls++;
         throw new Error('logger is broken');
       },
     });
@@ -193,9 +151,13 @@ describe('JournalRecordStore snapshot failures', () => {
     await obstruct(dir, 'snapshot.json');
     await commitUsers(store, 1, EVERY);
     await until(() => store.health().snapshotFailures === 1, 'the failed attempt');
+    expect(calls).toBe(1);
     expect(store.health().snapshotError).toMatch(/journal snapshot failed/);
-    await expect(store.commit([put(EVERY + 1)])).resolves.toBeUndefined();
+    await expect(store.commit([putUser(EVERY + 1)])).resolves.toBeUndefined();
     await store.close();
+    // The write after the broken report is durable.
+    await rm(join(dir, 'snapshot.json'), { recursive: true });
+    expect((await reopenedIds(dir)).ids).toEqual(range(1, EVERY + 1));
   });
 
   it('falls back to a process warning when no reporter is given', async () => {

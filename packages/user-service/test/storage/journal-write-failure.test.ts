@@ -11,15 +11,11 @@
 import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Mutation } from '../../src/storage/index.js';
 import { useTempDirs } from './temp-dirs.js';
-import { commitUsers, isJournalLineOf, reopenedIds, watchedStore, withWriteFaults } from './write-faults.js';
+import { commitUsers, isJournalLineOf, journalFile, putUser, range, reopenedIds, watchedStore, withWriteFaults } from './write-faults.js';
 
 const tempDir = useTempDirs('journal-write-failure');
 const EVERY = 5;
-const put = (id: number): Mutation => ({ op: 'put', collection: 'users', record: { id, name: `user-${id}` } });
-const journal = (g: number): string => `journal-${String(g).padStart(8, '0')}.jsonl`;
-const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 const settled = (p: Promise<void>): Promise<unknown> =>
   p.then(
     () => 'acknowledged',
@@ -35,19 +31,19 @@ describe('JournalRecordStore after a failed journal write', () => {
     const { store, errors } = await watchedStore(dir, EVERY);
     await commitUsers(store, 1, EVERY - 1);
     if (obstructed) await mkdir(join(dir, 'snapshot.json', 'x'), { recursive: true });
-    const file = join(dir, journal(1));
+    const file = join(dir, journalFile(1));
     const good = (await stat(file)).size;
 
     // The EVERY-th commit reaches the snapshot trigger; its line is torn and the write fails.
     const result = await withWriteFaults(await tempDir(), { tear: (t) => isJournalLineOf(t, EVERY) }, () =>
-      settled(store.commit([put(EVERY)])),
+      settled(store.commit([putUser(EVERY)])),
     );
     expect(result).toMatchObject({ code: 'ERR_STORE_FAILED', cause: { code: 'ENOSPC' } });
-    await expect(store.commit([put(EVERY + 1)])).rejects.toMatchObject({ code: 'ERR_STORE_FAILED' });
+    await expect(store.commit([putUser(EVERY + 1)])).rejects.toMatchObject({ code: 'ERR_STORE_FAILED' });
     await store.close(); // waits for the writer and for any snapshot it would have started
 
     // No journal 2, no snapshot, nothing reported: the torn line stays in the newest journal.
-    const expected = obstructed ? [journal(1), 'snapshot.json'] : [journal(1)];
+    const expected = obstructed ? [journalFile(1), 'snapshot.json'] : [journalFile(1)];
     expect((await readdir(dir)).sort()).toEqual(expected);
     expect(store.stats.snapshots).toBe(0);
     expect(errors).toEqual([]);
@@ -56,7 +52,7 @@ describe('JournalRecordStore after a failed journal write', () => {
 
     // Recovery cuts the torn line; exactly the acknowledged records are there.
     if (obstructed) await rm(join(dir, 'snapshot.json'), { recursive: true });
-    expect(await reopenedIds(dir)).toEqual({ ids: range(1, EVERY - 1), truncatedBytes: torn });
+    expect(await reopenedIds(dir)).toEqual({ ids: range(1, EVERY - 1), truncatedBytes: torn, replayed: EVERY - 1 });
     expect((await stat(file)).size).toBe(good);
   });
 
@@ -69,12 +65,12 @@ describe('JournalRecordStore after a failed journal write', () => {
       // While the trigger's line is written, commit one more batch: applied to memory now,
       // queued for the next group, so the rotation's capture holds it. Its write then tears.
       before: (t: string): void => {
-        if (late === undefined && isJournalLineOf(t, EVERY)) late = settled(store.commit([put(EVERY + 1)]));
+        if (late === undefined && isJournalLineOf(t, EVERY)) late = settled(store.commit([putUser(EVERY + 1)]));
       },
       tear: (t: string): boolean => isJournalLineOf(t, EVERY + 1),
     };
     const lateResult = await withWriteFaults(await tempDir(), faults, async () => {
-      await store.commit([put(EVERY)]);
+      await store.commit([putUser(EVERY)]);
       return late;
     });
     expect(lateResult).toMatchObject({ code: 'ERR_STORE_FAILED', cause: { code: 'ENOSPC' } });
@@ -82,7 +78,7 @@ describe('JournalRecordStore after a failed journal write', () => {
     await store.close();
 
     // Journal 2 was created (the rotation preceded the failure) but no snapshot was published.
-    expect((await readdir(dir)).sort()).toEqual([journal(1), journal(2)]);
+    expect((await readdir(dir)).sort()).toEqual([journalFile(1), journalFile(2)]);
     expect(store.stats.snapshots).toBe(0);
     expect(errors).toEqual([]); // dropped, not a snapshot failure: the store failed
     const { ids } = await reopenedIds(dir);
@@ -95,10 +91,10 @@ describe('JournalRecordStore after a failed journal write', () => {
     await commitUsers(store, 1, EVERY - 1);
     let late: Promise<unknown> | undefined;
     const before = (t: string): void => {
-      if (late === undefined && isJournalLineOf(t, EVERY)) late = settled(store.commit([put(EVERY + 1)]));
+      if (late === undefined && isJournalLineOf(t, EVERY)) late = settled(store.commit([putUser(EVERY + 1)]));
     };
     const lateResult = await withWriteFaults(await tempDir(), { before }, async () => {
-      await store.commit([put(EVERY)]);
+      await store.commit([putUser(EVERY)]);
       return late;
     });
     expect(lateResult).toBe('acknowledged');
@@ -106,7 +102,7 @@ describe('JournalRecordStore after a failed journal write', () => {
 
     expect(store.stats.snapshots).toBe(1);
     expect(errors).toEqual([]);
-    expect((await readdir(dir)).sort()).toEqual([journal(2), 'snapshot.json']);
+    expect((await readdir(dir)).sort()).toEqual([journalFile(2), 'snapshot.json']);
     const snapshot = JSON.parse(await readFile(join(dir, 'snapshot.json'), 'utf8')) as {
       generation: number;
       collections: Array<{ records: Array<{ id: number }> }>;
