@@ -54,9 +54,9 @@ export const REJECT_QUERY = 'bench-reject';
  *   on a refused request. The runner's sanity check sends one refused request to every filter
  *   variant, so each workload proves both filters ran.
  */
-export type FilterWork = 'header' | 'timing' | 'minimal';
+type FilterWork = 'header' | 'timing' | 'minimal';
 
-export const FILTER_WORK: FilterWork = filterWork(process.env.BENCH_FILTERS);
+const FILTER_WORK: FilterWork = filterWork(process.env.BENCH_FILTERS);
 
 function filterWork(raw: string | undefined): FilterWork {
   if (raw === undefined || raw === '' || raw === 'header') return 'header';

@@ -22,7 +22,7 @@ import { join } from 'node:path';
 import type { AutocannonResult } from './load-worker.js';
 import { median } from './load.js';
 import { capture, freePort, start, stop, waitUntil } from './proc.js';
-import { answers, intEnv, PKG_DIR } from './runner-util.js';
+import { answers, commandOf, intEnv, PKG_DIR } from './runner-util.js';
 import { selectServers, type ServerSpec } from './servers.js';
 
 type Autocannon = (
@@ -67,8 +67,7 @@ async function countOne(spec: ServerSpec, warmup: number, requests: number): Pro
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-instr-'));
   try {
-    // The same node as this process (a PATH lookup could find another version, or a shell shim).
-    const cmd = spec.cmd === 'node' ? process.execPath : spec.cmd;
+    const cmd = commandOf(spec);
     const seeds = spec.cmd === 'node' ? ['--hash-seed=1', '--random-seed=1'] : [];
     const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`, cmd, ...seeds, ...spec.args];
     const child: ChildProcess = start([], 'valgrind', args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);

@@ -51,6 +51,8 @@ export class LoadGenerator {
 
   constructor(private readonly options: LoadOptions) {
     this.child = start(options.pin, process.execPath, [WORKER], process.env, options.cwd, 'pipe');
+    // A worker that died makes the next write EPIPE: the exit handler reports it, not a crash.
+    this.child.stdin!.on('error', () => undefined);
     this.child.stdout!.setEncoding('utf8').on('data', (d: string) => {
       this.buffered += d;
       for (let nl = this.buffered.indexOf('\n'); nl >= 0; nl = this.buffered.indexOf('\n')) {

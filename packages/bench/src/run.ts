@@ -16,7 +16,7 @@ import type { ChildProcess } from 'node:child_process';
 import { capture, cpuSeconds, freePort, machineBusySeconds, pinning, start, stop, waitUntil } from './proc.js';
 import { FILTER_HEADER, REJECT_HEADER, REJECT_QUERY, sendsFilterHeader } from './common.js';
 import { selectServers, type ServerSpec } from './servers.js';
-import { answers, intEnv, PKG_DIR } from './runner-util.js';
+import { answers, commandOf, intEnv, PKG_DIR } from './runner-util.js';
 
 const config = {
   duration: intEnv('BENCH_DURATION', 2, 1, 600),
@@ -62,7 +62,7 @@ interface Running {
 async function launch(spec: ServerSpec, serverPin: string[], load: LoadGenerator): Promise<Running> {
   const port = await freePort();
   const url = spec.url.replaceAll('{port}', String(port));
-  const cmd = spec.cmd === 'node' ? process.execPath : spec.cmd;
+  const cmd = commandOf(spec);
   const args =
     config.profile && spec.cmd === 'node'
       ? ['--cpu-prof', `--cpu-prof-dir=${join(PKG_DIR, 'results', 'profiles')}`, `--cpu-prof-name=${spec.name}.cpuprofile`, ...spec.args]
@@ -222,7 +222,7 @@ function summarise(servers: readonly ServerSpec[], samples: Map<string, Sample[]
  * host's speed drifts by 10-30% within minutes on this VM; a ratio of runs two seconds apart
  * cancels much of that drift, where the ratio of two medians taken from different minutes does not.
  */
-export function pairedRatio(server: readonly Sample[], value: (s: Sample) => number | null): number | null {
+function pairedRatio(server: readonly Sample[], value: (s: Sample) => number | null): number | null {
   const ratios: number[] = [];
   for (const s of server) {
     if (s.between === undefined) continue;

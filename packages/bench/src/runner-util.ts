@@ -1,6 +1,7 @@
 /** What the benchmark runners (`run.ts`, `instructions.ts`) share: the package directory, env parsing, readiness. */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { ServerSpec } from './servers.js';
 
 /** The bench package directory: servers start there, so their relative `args` resolve the same from any cwd. */
 export const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -23,4 +24,9 @@ export async function answers(url: string, headers: Record<string, string> | und
   } catch {
     return false;
   }
+}
+
+/** The executable for a server: `node` is this process's own (a PATH lookup could find another version, or a shell shim). */
+export function commandOf(spec: ServerSpec): string {
+  return spec.cmd === 'node' ? process.execPath : spec.cmd;
 }
