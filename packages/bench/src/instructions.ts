@@ -15,7 +15,7 @@
  * GC and the optimising compiler, reported apart). Repeated `INSTR_ROUNDS` times, order rotating.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,11 +32,25 @@ type Autocannon = (
 
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-/** One server's counts in one round: instructions per request, main thread and all threads. */
+/** One server's counts in one round: instructions per request, main thread and all threads; main-thread cache misses per request when simulated. */
 interface Count {
   main: number;
   all: number;
+  misses: Misses | undefined;
 }
+
+/** Simulated cache misses per request (`INSTR_CACHE=1`): L1 instruction, L1 data (reads + writes), last level (all). */
+interface Misses {
+  i1: number;
+  d1: number;
+  ll: number;
+}
+
+/**
+ * Cache geometry for `INSTR_CACHE=1`: this VM's AMD EPYC (32 KiB 8-way L1 instruction and data
+ * caches, 64-byte lines; 1 MiB L2 per core as the last level valgrind simulates).
+ */
+const CACHE_ARGS = ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64'];
 
 /** Sends `amount` requests over 10 connections; every one must answer 2xx. */
 function load(url: string, amount: number, headers: Record<string, string> | undefined): Promise<void> {
@@ -56,20 +70,36 @@ function control(flag: '-z' | '-d', pid: number): void {
   if (r.status !== 0) throw new Error(`callgrind_control ${flag} ${pid} failed: ${r.stderr || r.error?.message}`);
 }
 
-/** The `totals:` line of a callgrind output file. */
-function totals(file: string): number {
-  const m = /^totals:\s+(\d+)/m.exec(readFileSync(file, 'utf8'));
-  if (m === null) throw new Error(`${file}: no totals line`);
-  return Number(m[1]);
+/** The `totals:` line of a callgrind output file, by event name (`Ir`, and `I1mr`, `D1mr`... with the cache simulation). */
+function totals(file: string): Map<string, number> {
+  const text = readFileSync(file, 'utf8');
+  const events = /^events:\s+(.+)$/m.exec(text);
+  const values = /^totals:\s+(.+)$/m.exec(text);
+  if (events === null || values === null) throw new Error(`${file}: no events/totals line`);
+  const names = events[1]!.trim().split(/\s+/);
+  const numbers = values[1]!.trim().split(/\s+/).map(Number);
+  return new Map(names.map((n, i) => [n, numbers[i] ?? 0]));
 }
 
-async function countOne(spec: ServerSpec, warmup: number, requests: number): Promise<Count> {
+/** Misses per request from one thread's totals, or undefined without the cache simulation. */
+function missesOf(t: Map<string, number>, requests: number): Misses | undefined {
+  if (!t.has('I1mr')) return undefined;
+  const get = (name: string): number => t.get(name) ?? 0;
+  return {
+    i1: get('I1mr') / requests,
+    d1: (get('D1mr') + get('D1mw')) / requests,
+    ll: (get('ILmr') + get('DLmr') + get('DLmw')) / requests,
+  };
+}
+
+async function countOne(spec: ServerSpec, warmup: number, requests: number, cache: boolean): Promise<Count> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-instr-'));
   try {
     const cmd = commandOf(spec);
     const seeds = spec.cmd === 'node' ? ['--hash-seed=1', '--random-seed=1'] : [];
-    const args = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`, cmd, ...seeds, ...spec.args];
+    const tool = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`, ...(cache ? CACHE_ARGS : [])];
+    const args = [...tool, cmd, ...seeds, ...spec.args];
     const child: ChildProcess = start([], 'valgrind', args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);
     const out = capture(child);
     const url = spec.url.replaceAll('{port}', String(port));
@@ -86,15 +116,23 @@ async function countOne(spec: ServerSpec, warmup: number, requests: number): Pro
         .filter((f) => /^cg\.1-\d+$/.test(f))
         .sort();
       if (!files.includes('cg.1-01')) throw new Error(`${spec.name}: no callgrind dump (stderr: ${out.stderr().slice(-500)})`);
+      const keep = process.env.INSTR_KEEP;
+      if (keep !== undefined && keep !== '') cpSync(join(dir, 'cg.1-01'), join(keep, `${spec.name}.callgrind`));
       const main = totals(join(dir, 'cg.1-01'));
-      const all = files.reduce((sum, f) => sum + totals(join(dir, f)), 0);
-      return { main: main / requests, all: all / requests };
+      const all = files.reduce((sum, f) => sum + (totals(join(dir, f)).get('Ir') ?? 0), 0);
+      return { main: (main.get('Ir') ?? 0) / requests, all: all / requests, misses: missesOf(main, requests) };
     } finally {
       await stop(child, 10_000);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Median main-thread misses per request, as three more table cells. */
+function missColumns(counts: Count[]): string {
+  const of = (pick: (m: Misses) => number): string => median(counts.map((c) => pick(c.misses!))).toFixed(1);
+  return ` ${of((m) => m.i1)} | ${of((m) => m.d1)} | ${of((m) => m.ll)} |`;
 }
 
 function checkValgrind(): void {
@@ -110,6 +148,7 @@ async function main(): Promise<void> {
   const warmup = intEnv('INSTR_WARMUP', 20_000, 1_000, 1_000_000);
   const requests = intEnv('INSTR_REQUESTS', 10_000, 1_000, 1_000_000);
   const rounds = intEnv('INSTR_ROUNDS', 2, 1, 20);
+  const cache = process.env.INSTR_CACHE === '1';
   process.stderr.write(
     `instructions: ${servers.length} servers x ${rounds} rounds (${warmup} warm-up + ${requests} counted requests), node ${process.version}\n`,
   );
@@ -117,10 +156,14 @@ async function main(): Promise<void> {
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < servers.length; i++) {
       const spec = servers[(i + r) % servers.length]!;
-      const c = await countOne(spec, warmup, requests);
+      const c = await countOne(spec, warmup, requests, cache);
       counts.get(spec.name)!.push(c);
+      const m =
+        c.misses === undefined
+          ? ''
+          : `; misses/request I1 ${c.misses.i1.toFixed(0)}, D1 ${c.misses.d1.toFixed(0)}, LL ${c.misses.ll.toFixed(1)}`;
       process.stderr.write(
-        `round ${r + 1}/${rounds} ${spec.name}: ${Math.round(c.main)} instructions/request (all threads ${Math.round(c.all)})\n`,
+        `round ${r + 1}/${rounds} ${spec.name}: ${Math.round(c.main)} instructions/request (all threads ${Math.round(c.all)})${m}\n`,
       );
     }
   }
@@ -131,10 +174,13 @@ async function main(): Promise<void> {
     const m = median(main);
     const range = `${Math.round(Math.min(...main))}-${Math.round(Math.max(...main))}`;
     const ratio = bareMain === undefined ? '-' : (m / bareMain).toFixed(3);
-    return `| ${s.name} | ${Math.round(m)} | ${range} | ${ratio} | ${Math.round(median(counts.get(s.name)!.map((c) => c.all)))} |`;
+    const all = Math.round(median(counts.get(s.name)!.map((c) => c.all)));
+    const misses = cache ? missColumns(counts.get(s.name)!) : '';
+    return `| ${s.name} | ${Math.round(m)} | ${range} | ${ratio} | ${all} |${misses}`;
   });
+  const missHead = cache ? ' I1 misses | D1 misses | LL misses |' : '';
   process.stdout.write(
-    '| server | instructions / request (main thread, median) | range | vs bare | all threads |\n|---|---:|---:|---:|---:|\n',
+    `| server | instructions / request (main thread, median) | range | vs bare | all threads |${missHead}\n|---|---:|---:|---:|---:|${cache ? '---:|---:|---:|' : ''}\n`,
   );
   process.stdout.write(`${rows.join('\n')}\n`);
 }
