@@ -91,6 +91,11 @@ export function typeOf(response: Response): TypeToken {
   if (response.entityType !== undefined && response.entityType !== null) return response.entityType as TypeToken;
   const e = response.entity;
   if (e === null || e === undefined) return Object;
+  // The usual entity, a plain object, answered without `Object.getPrototypeOf` (a runtime call
+  // on a value of unknown shape, ~120 instructions): a `constructor` that is the `Object`
+  // function. Parsed data (JSON, forms) cannot hold a function, so a client's own `constructor`
+  // key never takes this path; only code could set one, and then the object says it is an Object.
+  if ((e as { constructor?: unknown }).constructor === Object) return Object;
   // Looked up from the prototype: inherited, so it comes from code. Not always a function: for
   // a generator object it is `%GeneratorFunction.prototype%` (see isStreamType).
   const proto = Object.getPrototypeOf(e) as { constructor?: unknown } | null;

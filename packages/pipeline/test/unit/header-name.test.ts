@@ -11,4 +11,10 @@ describe('headerName', () => {
     const long = `X-${'A'.repeat(200)}`;
     expect(headerName(long)).toBe(long.toLowerCase()); // too long to be remembered, still right
   });
+
+  it('answers alternating names correctly through its two-entry memo, including names it cannot remember', () => {
+    const long = `X-${'B'.repeat(100)}`;
+    const asked = ['X-Bench-Reject', 'X-Bench-Filter', 'X-Bench-Reject', long, 'X-Bench-Filter', 'Accept', long, 'X-Bench-Reject', ''];
+    for (let round = 0; round < 3; round++) for (const name of asked) expect(headerName(name)).toBe(name.toLowerCase());
+  });
 });

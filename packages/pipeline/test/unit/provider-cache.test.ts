@@ -77,6 +77,11 @@ describe('typeOf', () => {
     // JSON from a client, echoed back: each of these used to be a new "type" in the writer caches.
     expect(typeOf(new Response(200, JSON.parse('{"constructor":{"n":1}}')))).toBe(Object);
     expect(typeOf(new Response(200, JSON.parse('{"constructor":"x"}')))).toBe(Object);
+    // A client's key cannot hold a function, so it never claims a class: a class instance whose
+    // data carries a `constructor` key is still typed by its prototype.
+    expect(typeOf(new Response(200, Object.assign(new User(), JSON.parse('{"constructor":{}}'))))).toBe(User);
+    // Only code can set an own `constructor` that is a function: the object is then typed as it says.
+    expect(typeOf(new Response(200, Object.assign(new User(), { constructor: Object })))).toBe(Object);
     expect(typeOf(new Response(200, Object.create(null)))).toBe(Object);
     expect(typeOf(new Response(200, 'text'))).toBe(String);
     expect(typeOf(new Response(200, { a: 1 }, undefined, User))).toBe(User);
