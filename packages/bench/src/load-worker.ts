@@ -2,9 +2,9 @@
  * The load generator process, pinned to the load core by the runner. It stays up for the whole
  * benchmark: each JSON line on stdin is one run (`{ url, connections, duration, headers? }`,
  * duration in seconds, or `targets` to load several servers at once), answered by one JSON line
- * on stdout with autocannon's result(s) and the CPU this process used during the run, so the runner can tell how much of the machine was busy with
- * something else. One long-lived process keeps autocannon warm and lets runs follow each other
- * within milliseconds, which is what makes back-to-back runs comparable on a drifting host.
+ * on stdout with autocannon's result(s); the runner reads this process's CPU from `/proc` around
+ * each run. One long-lived process keeps autocannon warm and lets runs follow each other within
+ * milliseconds, which is what makes back-to-back runs comparable on a drifting host.
  * It exits when stdin closes.
  */
 import { createRequire } from 'node:module';
@@ -51,7 +51,7 @@ function cannon(
   });
 }
 
-function summary(result: AutocannonResult, cpuSeconds: number): Record<string, unknown> {
+function summary(result: AutocannonResult): AutocannonResult {
   return {
     duration: result.duration,
     errors: result.errors,
@@ -59,18 +59,13 @@ function summary(result: AutocannonResult, cpuSeconds: number): Record<string, u
     non2xx: result.non2xx,
     requests: { average: result.requests.average, total: result.requests.total },
     latency: { p50: result.latency.p50, p99: result.latency.p99 },
-    cpuSeconds,
   };
 }
 
 async function runOnce(cmd: LoadCommand): Promise<string> {
-  const startCpu = process.cpuUsage();
   const targets = cmd.targets ?? [{ url: cmd.url, headers: cmd.headers }];
   const results = await Promise.all(targets.map((t) => cannon(t.url, cmd.connections, cmd.duration, t.headers)));
-  const cpu = process.cpuUsage(startCpu);
-  // The generator's CPU is shared by the targets: each is charged its share.
-  const each = (cpu.user + cpu.system) / 1e6 / results.length;
-  const out = results.map((r) => summary(r, each));
+  const out = results.map(summary);
   return JSON.stringify(cmd.targets === undefined ? out[0] : out);
 }
 

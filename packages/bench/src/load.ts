@@ -22,8 +22,6 @@ export interface LoadResult {
   timeouts: number;
   /** Seconds autocannon actually ran. */
   duration: number;
-  /** CPU seconds the load generator itself used. */
-  loadCpuSeconds: number;
 }
 
 const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
@@ -70,6 +68,14 @@ export class LoadGenerator {
     });
   }
 
+  /**
+   * The worker's process id (`taskset` execs, so it is node's own): the runner reads the
+   * generator's CPU from `/proc/<pid>/stat` around each run to tell when the generator saturates.
+   */
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
   /** Loads `url` for `duration` seconds (default: the options' duration). */
   async run(url: string, headers?: Record<string, string>, duration = this.options.duration): Promise<LoadResult> {
     const r = await this.send({ url, connections: this.options.connections, duration, headers }, duration);
@@ -87,7 +93,7 @@ export class LoadGenerator {
     return r.map(toLoadResult);
   }
 
-  private async send(cmd: LoadCommand, duration: number): Promise<WorkerResult | WorkerResult[]> {
+  private async send(cmd: LoadCommand, duration: number): Promise<AutocannonResult | AutocannonResult[]> {
     if (this.exited !== undefined) throw this.exited;
     const line = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(
@@ -104,9 +110,9 @@ export class LoadGenerator {
       this.child.stdin!.write(`${JSON.stringify(cmd)}\n`);
     });
     if (line === '' && this.exited !== undefined) throw this.exited;
-    let r: WorkerResult | WorkerResult[] | { error: string };
+    let r: AutocannonResult | AutocannonResult[] | { error: string };
     try {
-      r = JSON.parse(line) as WorkerResult | WorkerResult[] | { error: string };
+      r = JSON.parse(line) as AutocannonResult | AutocannonResult[] | { error: string };
     } catch {
       throw new Error(`autocannon printed no JSON result: ${line.slice(0, 500)}`);
     }
@@ -121,9 +127,7 @@ export class LoadGenerator {
   }
 }
 
-type WorkerResult = AutocannonResult & { cpuSeconds: number };
-
-function toLoadResult(r: WorkerResult): LoadResult {
+function toLoadResult(r: AutocannonResult): LoadResult {
   return {
     rps: r.requests.average,
     total: r.requests.total,
@@ -133,7 +137,6 @@ function toLoadResult(r: WorkerResult): LoadResult {
     errors: r.errors,
     timeouts: r.timeouts,
     duration: r.duration,
-    loadCpuSeconds: r.cpuSeconds,
   };
 }
 

@@ -135,3 +135,36 @@ export function machineBusySeconds(): number | undefined {
     return undefined;
   }
 }
+
+/** What `cpuDuring` measured around one piece of work. */
+export interface CpuWindow<T> {
+  value: T;
+  /** Wall-clock seconds the work took. */
+  wall: number;
+  /** CPU seconds (user + system) each process used during the work, in the order given; null without `/proc`. */
+  cpu: (number | null)[];
+  /** Cores' worth of CPU used by programs other than the given processes; null without `/proc`. */
+  noise: number | null;
+}
+
+/**
+ * Runs `work` and reports the CPU the processes `pids` used meanwhile (`cpuSeconds`), and what
+ * the rest of the machine used (`machineBusySeconds` minus theirs), to tell other programs apart.
+ */
+export async function cpuDuring<T>(pids: readonly (number | undefined)[], work: () => Promise<T>): Promise<CpuWindow<T>> {
+  const before = pids.map(cpuSeconds);
+  const busyBefore = machineBusySeconds();
+  const t0 = performance.now();
+  const value = await work();
+  const wall = (performance.now() - t0) / 1000;
+  const busyAfter = machineBusySeconds();
+  const after = pids.map(cpuSeconds);
+  const cpu = before.map((b, i) => {
+    const a = after[i];
+    return b === undefined || a === undefined ? null : a - b;
+  });
+  const ours = cpu.reduce<number | null>((sum, c) => (sum === null || c === null ? null : sum + c), 0);
+  const noise =
+    busyBefore === undefined || busyAfter === undefined || ours === null ? null : Math.max(0, (busyAfter - busyBefore - ours) / wall);
+  return { value, wall, cpu, noise };
+}

@@ -8,10 +8,20 @@ export const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** An integer environment variable in [min, max], `fallback` when unset or empty. */
 export function intEnv(name: string, fallback: number, min: number, max: number): number {
+  return envNumber(name, fallback, min, max, true);
+}
+
+/** A number environment variable in [min, max], `fallback` when unset or empty. */
+export function numberEnv(name: string, fallback: number, min: number, max: number): number {
+  return envNumber(name, fallback, min, max, false);
+}
+
+function envNumber(name: string, fallback: number, min: number, max: number, integer: boolean): number {
   const raw = process.env[name];
   if (raw === undefined || raw === '') return fallback;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer in [${min}, ${max}], got ${raw}`);
+  const ok = integer ? Number.isInteger(n) : Number.isFinite(n);
+  if (!ok || n < min || n > max) throw new Error(`${name} must be ${integer ? 'an integer' : 'a number'} in [${min}, ${max}], got ${raw}`);
   return n;
 }
 

@@ -1,0 +1,91 @@
+/**
+ * Starting the measured servers: each is started once for the whole benchmark, pinned to the
+ * server core, waited for (bounded), checked with one request (and, for filter variants, one
+ * refused request) and warmed up. `check` is the rule every measured run must pass too.
+ */
+import { join } from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import { config } from './config.js';
+import { FILTER_HEADER, REJECT_HEADER, REJECT_QUERY, sendsFilterHeader } from './common.js';
+import type { LoadGenerator, LoadResult } from './load.js';
+import { capture, freePort, start, stop, waitUntil } from './proc.js';
+import { answers, commandOf, PKG_DIR } from './runner-util.js';
+import type { ServerSpec } from './servers.js';
+
+/** A server started for the whole benchmark: started, checked and warmed once, then measured many times. */
+export interface Running {
+  spec: ServerSpec;
+  url: string;
+  child: ChildProcess;
+  io: { stdout: () => string; stderr: () => string };
+}
+
+/** Starts `spec` behind `serverPin`, waits until it is ready, checks it and warms it up; stops it again on failure. */
+export async function launch(spec: ServerSpec, serverPin: string[], load: LoadGenerator): Promise<Running> {
+  const port = await freePort();
+  const url = spec.url.replaceAll('{port}', String(port));
+  const cmd = commandOf(spec);
+  const args =
+    config.profile && spec.cmd === 'node'
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(PKG_DIR, 'results', 'profiles')}`, `--cpu-prof-name=${spec.name}.cpuprofile`, ...spec.args]
+      : spec.args;
+  const child = start(serverPin, cmd, args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);
+  const io = capture(child);
+  const running: Running = { spec, url, child, io };
+  try {
+    const pattern = spec.ready === 'poll' ? undefined : new RegExp(spec.ready ?? '^ready\\b', 'm');
+    await waitUntil(
+      child,
+      pattern === undefined ? () => answers(url, spec.headers) : async () => pattern.test(io.stdout()),
+      15000,
+      spec.name,
+    );
+    await sanity(spec, url);
+    check(spec, await load.run(url, spec.headers, config.warmup));
+    return running;
+  } catch (e) {
+    await stop(child);
+    throw failure(running, e);
+  }
+}
+
+/** `e` with the server's name and the tail of its stderr. */
+export function failure(r: Running, e: unknown): Error {
+  const err = r.io.stderr().slice(-2000);
+  return new Error(`${r.spec.name}: ${(e as Error).message}${err === '' ? '' : `\n--- server stderr ---\n${err}`}`);
+}
+
+/** Throws (with its stderr) when the server has exited: a measured run needs it alive. */
+export function assertAlive(r: Running): void {
+  if (r.child.exitCode !== null || r.child.signalCode !== null) throw failure(r, new Error('server exited during the benchmark'));
+}
+
+/** One request before the load: a 2xx carrying the expected headers (the filters really ran). */
+async function sanity(spec: ServerSpec, url: string): Promise<void> {
+  const res = await fetch(url, { headers: spec.headers, signal: AbortSignal.timeout(5000) });
+  const body = await res.text();
+  if (!res.ok) throw new Error(`sanity request answered ${res.status}: ${body.slice(0, 200)}`);
+  for (const h of [...(spec.expectHeaders ?? []), ...(spec.filters === true && sendsFilterHeader(res.status) ? [FILTER_HEADER] : [])]) {
+    if (!res.headers.has(h)) throw new Error(`sanity request: header ${h} missing`);
+  }
+  if (spec.filters === true) {
+    // Proof that both filters run: the request filter refuses, the response filter still adds its header.
+    const probe = new URL(url);
+    probe.searchParams.set(REJECT_QUERY, '1');
+    const refusedRes = await fetch(probe, { headers: { ...spec.headers, [REJECT_HEADER]: '1' }, signal: AbortSignal.timeout(5000) });
+    await refusedRes.arrayBuffer();
+    if (refusedRes.status !== 403 || !refusedRes.headers.has(FILTER_HEADER)) {
+      throw new Error(
+        `refusal probe answered ${refusedRes.status} (${FILTER_HEADER}: ${refusedRes.headers.get(FILTER_HEADER)}); expected 403 with the filter header`,
+      );
+    }
+  }
+}
+
+/** Every answer 2xx, no socket error or timeout, at least one answer: else the benchmark fails. */
+export function check(spec: ServerSpec, r: LoadResult): void {
+  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+    throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts under load`);
+  }
+  if (r.total === 0) throw new Error(`no requests answered (${spec.url})`);
+}
