@@ -2,12 +2,20 @@ import { BadRequestError } from './errors.js';
 import { lastValueMemo } from './memo.js';
 import type { ContainerRequestContext } from './request-context.js';
 
-const AUTHORITY = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+)(?::\d{1,5})?$/;
+/**
+ * uri-host [":" port] (RFC 3986 §3.2.2-3.2.3): an IP literal (IPv6 with an optional `%25` zone,
+ * or IPvFuture) or a non-empty reg-name of unreserved characters, sub-delims and %XX escapes
+ * (`user_service`, `my~host`), then an optional port of at most five digits. What it never lets
+ * through is what would change the meaning of a `Location` built from it: `/ ? # @`, spaces,
+ * a bare `%`, and an empty host.
+ */
+const AUTHORITY =
+  /^(?:\[[0-9A-Fa-f:.]+(?:%25(?:[A-Za-z0-9\-._~]|%[0-9A-Fa-f]{2})+)?\]|\[v[0-9A-Fa-f]+\.[A-Za-z0-9\-._~!$&'()*+,;=:]+\]|(?:[A-Za-z0-9\-._~!$&'()*+,;=]|%[0-9A-Fa-f]{2})+)(?::\d{0,5})?$/;
 
 /**
- * Is `host` a valid Host field value (uri-host [":" port], RFC 9112 §3.2)? Checked for every
- * request before matching, so an invalid Host is a 400 before any method runs. Clients send the
- * same value on every request: the last answer is remembered.
+ * Is `host` a valid Host field value (uri-host [":" port], RFC 9112 §3.2, grammar above)?
+ * Checked for every request before matching, so an invalid Host is a 400 before any method runs.
+ * Clients send the same value on every request: the last answer is remembered.
  */
 export const isValidHost: (host: string) => boolean = lastValueMemo((host) => AUTHORITY.test(host), 256);
 
@@ -41,8 +49,9 @@ export class UriInfo {
   /** Absolute base URI from the Host header (for `Location` values), e.g. `http://127.0.0.1:8080`. */
   get baseUri(): string {
     const host = this.ctx.getHeader('host') ?? 'localhost';
-    // Already refused before matching (lifecycle.ts); checked again because a pre-matching
-    // filter may have set it: never build a Location from an invalid Host.
+    // Refused before matching (lifecycle.ts), after pre-matching filters had their say; checked
+    // again for a pre-matching filter or an error mapper that asks before (or for) that 400:
+    // never build a Location from an invalid Host.
     if (!isValidHost(host)) throw invalidHost();
     const secure = (this.ctx.raw.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
     return `${secure ? 'https' : 'http'}://${host}`;
