@@ -4,6 +4,7 @@ import { compareNegotiations, consumes, negotiate, negotiateDetailed, type Negot
 import type { Exchange } from './exchange.js';
 import { candidatesFor, type RouteMethod } from './model.js';
 import { Response } from './response.js';
+import { truncate } from './type-name.js';
 
 /**
  * Request matching (JAX-RS 3.7): path → method (405 + Allow) → Content-Type (415) → Accept (406),
@@ -86,7 +87,7 @@ function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
 
 /** 415 for the request's Content-Type (PIPELINE-RULES §5). */
 function unsupported(ex: Exchange): NotSupportedError {
-  return new NotSupportedError(`Content-Type ${ex.getHeader('content-type') ?? ''} is not supported`, {
+  return new NotSupportedError(`Content-Type ${truncate(ex.getHeader('content-type') ?? '')} is not supported`, {
     code: 'PIPE_UNSUPPORTED_MEDIA_TYPE',
   });
 }

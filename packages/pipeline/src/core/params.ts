@@ -9,7 +9,7 @@ import { ResourceInfo } from './resource-info.js';
 import { SecurityContext } from './security-context.js';
 import { UriInfo } from './uri-info.js';
 import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
-import { typeName } from './type-name.js';
+import { truncate, typeName } from './type-name.js';
 
 type Convert = (raw: string) => unknown;
 
@@ -174,11 +174,6 @@ const ISO_DATE = /^(\d{4})-(\d{2})-(\d{2})(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?
 const HTTP_DATE =
   /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 const daysIn = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
-
-/** A client-supplied value shown in an error message: at most 40 characters. */
-export function truncate(s: string): string {
-  return s.length > 40 ? `${s.slice(0, 40)}...` : s;
-}
 
 /** The JAX-RS "headers" view for `@Context()`. */
 export class HttpHeaders {

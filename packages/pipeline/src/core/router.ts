@@ -8,20 +8,17 @@ import { compareTemplates, compilePath, type CompiledTemplate } from './path-tem
 
 /** Result of {@link Router.match}. */
 export class RouteMatch<T> {
-  /** Every value registered under an equivalent template, in registration order. */
+  /** Every distinct value registered under an equivalent template, in registration order. */
   readonly values: readonly T[];
   /** Variable names; for a bucket shared by templates with different variable names, every name. */
   readonly names: readonly string[];
   /** The decoded value of each of {@link names}, in the same order. */
   readonly args: readonly string[];
-  /** The first template registered for the bucket. */
-  readonly template: CompiledTemplate;
 
-  constructor(values: readonly T[], names: readonly string[], args: readonly string[], template: CompiledTemplate) {
+  constructor(values: readonly T[], names: readonly string[], args: readonly string[]) {
     this.values = values;
     this.names = names;
     this.args = args;
-    this.template = template;
   }
 
   /** Name → decoded value, built on each call (the request path reads {@link args}). */
@@ -105,7 +102,7 @@ export class Router<T> {
         indices: [],
         values,
         minLength: c.minLength,
-        literalMatch: new RouteMatch(values, NO_NAMES, NO_NAMES, c.tpl),
+        literalMatch: new RouteMatch(values, NO_NAMES, NO_NAMES),
       };
       this.buckets.set(source, b);
     }
@@ -121,7 +118,8 @@ export class Router<T> {
         );
       }
     });
-    b.values.push(value);
+    // One value registered under several equivalent templates (to bind each one's names) counts once.
+    if (!b.values.includes(value)) b.values.push(value);
   }
 
   /**
@@ -252,5 +250,5 @@ function byGroup<T>(b: Bucket<T>, m: RegExpExecArray): RouteMatch<T> {
   if (names.length === 0) return b.literalMatch; // a literal matched by the scan (shadowed, or with %XX)
   const args = new Array<string>(names.length);
   for (let i = 0; i < names.length; i++) args[i] = decode(m[indices[i]!] ?? '');
-  return new RouteMatch(b.values, names, args, b.tpl);
+  return new RouteMatch(b.values, names, args);
 }

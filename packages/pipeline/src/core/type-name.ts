@@ -11,3 +11,8 @@ export function typeName(type: unknown): string {
   }
   return String(type as string | number | boolean | bigint | symbol | undefined);
 }
+
+/** A client-supplied value shown in an error message: at most 40 characters. */
+export function truncate(s: string): string {
+  return s.length > 40 ? `${s.slice(0, 40)}...` : s;
+}

@@ -127,6 +127,9 @@ describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
     expect(r.status).toBe(415);
     const bad = await send({ method: 'POST', url: '/users', headers: { 'content-type': 'not a media type' }, body: '{}' });
     expect(bad.status).toBe(415);
+    // The client's value is echoed in the message, cut to 40 characters.
+    const long = await send({ method: 'POST', url: '/users', headers: { 'content-type': `text/${'x'.repeat(2000)}` }, body: 'x' });
+    expect([long.status, long.json().message]).toEqual([415, `Content-Type text/${'x'.repeat(35)}... is not supported`]);
   });
 
   it('several methods for one verb: @Consumes first (415 if none takes the body), then Accept (406)', async () => {

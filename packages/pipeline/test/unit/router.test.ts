@@ -213,8 +213,17 @@ describe('Router', () => {
     const m = r.match('/users/5');
     expect(m?.values).toEqual(['get', 'put', 'delete']);
     expect(m?.params).toEqual({ id: '5', userId: '5' });
-    expect(m?.template.template).toBe('/users/{id}');
     expect(r.templates).toHaveLength(1);
+  });
+
+  it('keeps one value registered under several equivalent templates once (each adds its names)', () => {
+    const r = new Router<string>();
+    r.add('/users/{id}', 'entry');
+    r.add('/users/{uid}', 'entry');
+    r.freeze();
+    const m = r.match('/users/5');
+    expect(m?.values).toEqual(['entry']);
+    expect(m?.params).toEqual({ id: '5', uid: '5' });
   });
 
   it('refuses equivalent templates that bind a name to different positions', () => {

@@ -1,7 +1,7 @@
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import { BadRequestError, NotSupportedError } from '../../core/errors.js';
-import { truncate } from '../../core/params.js';
+import { truncate } from '../../core/type-name.js';
 import { Priorities } from '../../core/priorities.js';
 import type { ReaderInterceptor, ReaderInterceptorContext } from '../../core/providers.js';
 import { declaredLength } from '../../core/read-entity.js';
