@@ -142,13 +142,11 @@ export class SnapshotCycle {
     try {
       // Dropped, not a snapshot failure: the store itself failed and reports that to every commit.
       if (!(await writeSnapshot(this.dir, generation, images, this.fsync, this.countSync, durable))) return;
+      // The snapshot is in place and durable: from here on a restart replays only this generation.
       this.stats.snapshots++;
-      for (const name of await readdir(this.dir)) {
-        const g = journalGeneration(name);
-        if (g !== undefined && g < generation) await rm(join(this.dir, name), { force: true });
-      }
       this.journalBytes -= this.coveredBytes;
       this.monitor.succeeded(file, generation);
+      await removeJournalsBefore(this.dir, generation); // never throws
     } catch (err) {
       // Every journal generation is kept and replayed on restart, so no acknowledged write
       // depends on this snapshot; the next rotation writes a complete one again.
@@ -156,6 +154,19 @@ export class SnapshotCycle {
     } finally {
       this.running = undefined;
     }
+  }
+}
+
+/**
+ * Deletes the journals a published snapshot covers, best effort and one by one: one that cannot
+ * go (an I/O error, something else in its place) is neither a failed snapshot nor a reason to
+ * keep the others. Recovery deletes any that are left (journal-recovery.ts), never replaying them.
+ */
+async function removeJournalsBefore(dir: string, generation: number): Promise<void> {
+  const names = await readdir(dir).catch((): string[] => []);
+  for (const name of names) {
+    const g = journalGeneration(name);
+    if (g !== undefined && g < generation) await rm(join(dir, name), { force: true }).catch(ignore);
   }
 }
 
