@@ -13,6 +13,7 @@
  * - Transitions of one order are serialized (KeyedLock), so of two concurrent
  *   PENDING->PROCESSING requests exactly one succeeds and the other gets 409.
  */
+import { isRecordId } from '../storage/record-codec.js';
 import type { RecordStore } from '../storage/record-store.js';
 import { ConflictError, NotFoundError } from '@jaxrs-node/pipeline';
 import type { Product, ProductLookup } from './catalog.js';
@@ -154,13 +155,13 @@ export class OrderService {
   }
 
   private requireCustomer(userId: number): OrderCustomer {
-    const customer = Number.isSafeInteger(userId) && userId > 0 ? this.findCustomer(userId) : undefined;
+    const customer = isRecordId(userId) ? this.findCustomer(userId) : undefined;
     if (customer === undefined) throw new NotFoundError(`User ${userId} not found`);
     return customer;
   }
 
   private requireOrder(userId: number, orderId: number): StoredOrder {
-    const order = Number.isSafeInteger(orderId) && orderId > 0 ? this.store.get<StoredOrder>(ORDERS_COLLECTION, orderId) : undefined;
+    const order = isRecordId(orderId) ? this.store.get<StoredOrder>(ORDERS_COLLECTION, orderId) : undefined;
     if (order === undefined || order.customer.id !== userId) throw new NotFoundError(`Order ${orderId} not found`);
     return order;
   }

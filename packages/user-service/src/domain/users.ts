@@ -28,6 +28,7 @@
  * - findByEmail and search: a linear scan of the array in id order (O(n), documented), stopped
  *   at 1000 results, the SPEC's unpaged-list limit.
  */
+import { isRecordId } from '../storage/record-codec.js';
 import type { RecordStore } from '../storage/record-store.js';
 import { NotFoundError } from '@jaxrs-node/pipeline';
 import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from './paging.js';
@@ -122,7 +123,7 @@ export class UserService {
 
   /** The stored record, or undefined. For other domain services (orders, XML view). */
   getRecord(id: number): StoredUser | undefined {
-    if (!Number.isSafeInteger(id) || id < 1) return undefined; // never hand odd keys to the store
+    if (!isRecordId(id)) return undefined; // never hand odd keys to the store
     return this.store.get<StoredUser>(USERS_COLLECTION, id);
   }
 
