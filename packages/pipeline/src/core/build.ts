@@ -83,6 +83,10 @@ function ascending(a: ProviderEntry, b: ProviderEntry): number {
   if (a.rank !== b.rank) return a.rank < b.rank ? -1 : 1;
   return a.order < b.order ? -1 : a.order > b.order ? 1 : 0;
 }
+/** The instances of `list` in `order` (sorts `list` in place: callers pass fresh arrays). */
+function instances<T>(list: ProviderEntry[], order: (a: ProviderEntry, b: ProviderEntry) => number = ascending): T[] {
+  return list.sort(order).map((p) => p.instance as T);
+}
 function descending(a: ProviderEntry, b: ProviderEntry): number {
   if (a.priority > b.priority) return -1;
   if (a.priority < b.priority) return 1;
@@ -164,16 +168,10 @@ export function buildModel(input: BuildInput): BuiltModel {
   const writerInts = of('aroundWriteTo');
   const global = (list: ProviderEntry[]): ProviderEntry[] => list.filter((p) => p.rank === 0);
 
-  const converters = of('getConverter')
-    .sort(ascending)
-    .map((p) => p.instance as ParamConverterProvider);
+  const converters = instances<ParamConverterProvider>(of('getConverter'));
   const defaults = input.defaultProviders(contextResolvers.length === 0 ? undefined : resolveContext);
-  const userReaders = of('readFrom')
-    .sort(ascending)
-    .map((p) => p.instance as MessageBodyReader);
-  const userWriters = of('writeTo')
-    .sort(ascending)
-    .map((p) => p.instance as MessageBodyWriter);
+  const userReaders = instances<MessageBodyReader>(of('readFrom'));
+  const userWriters = instances<MessageBodyWriter>(of('writeTo'));
   const body: BodyProviders = {
     readers: [...userReaders, ...(defaults.filter((d) => has(d, 'readFrom')) as MessageBodyReader[])],
     writers: [...userWriters, ...(defaults.filter((d) => has(d, 'writeTo')) as MessageBodyWriter[])],
@@ -220,18 +218,10 @@ export function buildModel(input: BuildInput): BuiltModel {
           resourceClass: cls,
           consumes: mediaTypes(mm.consumes ?? meta.consumes, info),
           produces: mediaTypes(mm.produces ?? meta.produces, info),
-          requestFilters: pick(postFilters, 'filterRequest')
-            .sort(ascending)
-            .map((p) => p.instance as ContainerRequestFilter),
-          readerInterceptors: pick(readerInts, 'aroundReadFrom')
-            .sort(ascending)
-            .map((p) => p.instance as ReaderInterceptor),
-          responseFilters: pick(responseFilters, 'filterResponse')
-            .sort(descending)
-            .map((p) => p.instance as ContainerResponseFilter),
-          writerInterceptors: pick(writerInts, 'aroundWriteTo')
-            .sort(ascending)
-            .map((p) => p.instance as WriterInterceptor),
+          requestFilters: instances<ContainerRequestFilter>(pick(postFilters, 'filterRequest')),
+          readerInterceptors: instances<ReaderInterceptor>(pick(readerInts, 'aroundReadFrom')),
+          responseFilters: instances<ContainerResponseFilter>(pick(responseFilters, 'filterResponse'), descending),
+          writerInterceptors: instances<WriterInterceptor>(pick(writerInts, 'aroundWriteTo')),
           ...compileArgs(cls, methodName, mm, info, converters),
           negotiated: new Map(),
           writePlan: undefined,
@@ -257,12 +247,8 @@ export function buildModel(input: BuildInput): BuiltModel {
   return {
     router,
     preMatchFilters: preMatchFilters.map((p) => p.instance as ContainerRequestFilter),
-    globalResponseFilters: global(responseFilters)
-      .sort(descending)
-      .map((p) => p.instance as ContainerResponseFilter),
-    globalWriterInterceptors: global(writerInts)
-      .sort(ascending)
-      .map((p) => p.instance as WriterInterceptor),
+    globalResponseFilters: instances<ContainerResponseFilter>(global(responseFilters), descending),
+    globalWriterInterceptors: instances<WriterInterceptor>(global(writerInts)),
     mappers,
     body,
     routes,
