@@ -3,7 +3,7 @@ import type { NameBindingDecorator } from '../decorators/binding.js';
 import { compileValidator, validateOrThrow } from '../features/validation/index.js';
 import { classMeta, findClassMeta, type MethodMeta } from './metadata.js';
 import { parseMediaType, type MediaType } from './media-type.js';
-import type { BodyProviders, EntityParam, MapperEntry, PathEntry, RouteMethod } from './model.js';
+import { splitBodyProviders, type BodyProviders, type EntityParam, type MapperEntry, type PathEntry, type RouteMethod } from './model.js';
 import { compileParam } from './params.js';
 import { DEFAULT_PRIORITY } from './priorities.js';
 import type {
@@ -169,12 +169,12 @@ export function buildModel(input: BuildInput): BuiltModel {
   const global = (list: ProviderEntry[]): ProviderEntry[] => list.filter((p) => p.rank === 0);
 
   const converters = instances<ParamConverterProvider>(of('getConverter'));
-  const defaults = input.defaultProviders(contextResolvers.length === 0 ? undefined : resolveContext);
+  const defaults = splitBodyProviders(input.defaultProviders(contextResolvers.length === 0 ? undefined : resolveContext));
   const userReaders = instances<MessageBodyReader>(of('readFrom'));
   const userWriters = instances<MessageBodyWriter>(of('writeTo'));
   const body: BodyProviders = {
-    readers: [...userReaders, ...(defaults.filter((d) => has(d, 'readFrom')) as MessageBodyReader[])],
-    writers: [...userWriters, ...(defaults.filter((d) => has(d, 'writeTo')) as MessageBodyWriter[])],
+    readers: [...userReaders, ...defaults.readers],
+    writers: [...userWriters, ...defaults.writers],
   };
   const mappers: MapperEntry[] = of('toResponse')
     .sort(ascending)

@@ -85,6 +85,15 @@ export interface BodyProviders {
   readonly writers: readonly MessageBodyWriter[];
 }
 
+/** The readers and the writers among `providers`, each in the given order (one object may be both). */
+export function splitBodyProviders(providers: readonly object[]): { readers: MessageBodyReader[]; writers: MessageBodyWriter[] } {
+  const can = (o: object, m: string): boolean => typeof (o as Record<string, unknown>)[m] === 'function';
+  return {
+    readers: providers.filter((p) => can(p, 'readFrom')) as MessageBodyReader[],
+    writers: providers.filter((p) => can(p, 'writeTo')) as MessageBodyWriter[],
+  };
+}
+
 /**
  * The resource methods of `entry` for an HTTP method, or undefined. A scan, not a Map: a path has
  * a handful of methods, and Node's method names are interned strings, so each comparison is

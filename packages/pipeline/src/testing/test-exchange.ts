@@ -11,7 +11,7 @@ import { defaultErrorBody } from '../core/application.js';
 import { DEFAULT_LIMITS } from '../core/defaults.js';
 import { Exchange } from '../core/exchange.js';
 import { fakeRequest } from '../core/inject.js';
-import type { PathEntry } from '../core/model.js';
+import { splitBodyProviders, type PathEntry } from '../core/model.js';
 import type { MessageBodyReader, MessageBodyWriter } from '../core/providers.js';
 import type { ContainerRequestContext } from '../core/request-context.js';
 import { Router } from '../core/router.js';
@@ -19,12 +19,10 @@ import type { Runtime } from '../core/runtime.js';
 import { defaultProviders } from '../providers/index.js';
 
 // The built-in providers as an Application without ContextResolvers gets them, in the same order.
-const builtins = defaultProviders(undefined);
-const has = (o: object, m: string): boolean => typeof (o as Record<string, unknown>)[m] === 'function';
-/** The readers an application registers when it has none of its own. */
-export const BUILTIN_READERS: readonly MessageBodyReader[] = builtins.filter((p) => has(p, 'readFrom')) as MessageBodyReader[];
+const builtins = splitBodyProviders(defaultProviders(undefined));
+const BUILTIN_READERS: readonly MessageBodyReader[] = builtins.readers;
 /** The writers an application registers when it has none of its own. */
-export const BUILTIN_WRITERS: readonly MessageBodyWriter[] = builtins.filter((p) => has(p, 'writeTo')) as MessageBodyWriter[];
+export const BUILTIN_WRITERS: readonly MessageBodyWriter[] = builtins.writers;
 
 /**
  * A runtime with only body providers and the default limits: no routes, filters or mappers (the
