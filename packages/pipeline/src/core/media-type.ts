@@ -41,10 +41,8 @@ export const APPLICATION_FORM_URLENCODED: MediaType = make('application', 'x-www
 export const MULTIPART_FORM_DATA: MediaType = make('multipart', 'form-data', EMPTY_PARAMS, 1);
 /** `text/plain` */
 export const TEXT_PLAIN: MediaType = make('text', 'plain', EMPTY_PARAMS, 1);
-/** `text/html` */
 
-/** What a missing, empty or wholly unparsable `Accept` means: anything (RFC 9110 §12.5.1). */
-/** @internal What an absent or empty Accept means. */
+/** @internal What a missing, empty or wholly unparsable `Accept` means: anything (RFC 9110 §12.5.1). */
 export const ACCEPT_ANY: readonly MediaType[] = Object.freeze([WILDCARD]);
 
 /** Cache size per header kind; FIFO eviction keeps memory bounded under hostile header variety. */
