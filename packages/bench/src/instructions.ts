@@ -16,21 +16,13 @@
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { AutocannonResult } from './load-worker.js';
-import { median } from './load.js';
+import { runAutocannon } from './autocannon.js';
+import { median, toLoadResult } from './load.js';
 import { capture, freePort, start, stop, waitUntil } from './proc.js';
-import { answers, commandOf, intEnv, PKG_DIR } from './runner-util.js';
+import { check, commandOf, intEnv, PKG_DIR, readyCheck } from './runner-util.js';
 import { selectServers, type ServerSpec } from './servers.js';
-
-type Autocannon = (
-  options: { url: string; connections: number; amount: number; headers?: Record<string, string> },
-  done: (err: Error | null, result: AutocannonResult) => void,
-) => unknown;
-
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
 /** One server's counts in one round: instructions per request, main thread and all threads; main-thread cache misses per request when simulated. */
 interface Count {
@@ -53,15 +45,8 @@ interface Misses {
 const CACHE_ARGS = ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64'];
 
 /** Sends `amount` requests over 10 connections; every one must answer 2xx. */
-function load(url: string, amount: number, headers: Record<string, string> | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections: 10, amount, headers }, (err, r) => {
-      if (err !== null) reject(err);
-      else if (r.errors !== 0 || r.timeouts !== 0 || r.non2xx !== 0 || r.requests.total < amount) {
-        reject(new Error(`${url}: ${r.requests.total} requests, ${r.errors} errors, ${r.timeouts} timeouts, ${r.non2xx} non-2xx`));
-      } else resolve();
-    });
-  });
+async function load(url: string, amount: number, headers: Record<string, string> | undefined): Promise<void> {
+  check(url, toLoadResult(await runAutocannon({ url, connections: 10, amount, headers })), amount);
 }
 
 /** `callgrind_control <flag> <pid>`, which asks the running tool to zero (-z) or dump (-d) its counters. */
@@ -104,9 +89,7 @@ async function countOne(spec: ServerSpec, warmup: number, requests: number, cach
     const out = capture(child);
     const url = spec.url.replaceAll('{port}', String(port));
     try {
-      const pattern = spec.ready === 'poll' ? undefined : new RegExp(spec.ready ?? '^ready\\b', 'm');
-      const ready = pattern === undefined ? () => answers(url, spec.headers) : async () => pattern.test(out.stdout());
-      await waitUntil(child, ready, 180_000, spec.name);
+      await waitUntil(child, readyCheck(spec, url, out.stdout), 180_000, spec.name);
       await load(url, warmup, spec.headers);
       control('-z', child.pid!);
       await load(url, requests, spec.headers);

@@ -1,15 +1,15 @@
 /**
  * Starting the measured servers: each is started once for the whole benchmark, pinned to the
  * server core, waited for (bounded), checked with one request (and, for filter variants, one
- * refused request) and warmed up. `check` is the rule every measured run must pass too.
+ * refused request) and warmed up. The warm-up passes `check` (runner-util.ts), as every measured run must.
  */
 import { join } from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import { config } from './config.js';
 import { FILTER_HEADER, REJECT_HEADER, REJECT_QUERY, sendsFilterHeader } from './common.js';
-import type { LoadGenerator, LoadResult } from './load.js';
+import type { LoadGenerator } from './load.js';
 import { capture, freePort, start, stop, waitUntil } from './proc.js';
-import { answers, commandOf, PKG_DIR } from './runner-util.js';
+import { check, commandOf, PKG_DIR, readyCheck } from './runner-util.js';
 import type { ServerSpec } from './servers.js';
 
 /** A server started for the whole benchmark: started, checked and warmed once, then measured many times. */
@@ -33,15 +33,9 @@ export async function launch(spec: ServerSpec, serverPin: string[], load: LoadGe
   const io = capture(child);
   const running: Running = { spec, url, child, io };
   try {
-    const pattern = spec.ready === 'poll' ? undefined : new RegExp(spec.ready ?? '^ready\\b', 'm');
-    await waitUntil(
-      child,
-      pattern === undefined ? () => answers(url, spec.headers) : async () => pattern.test(io.stdout()),
-      15000,
-      spec.name,
-    );
+    await waitUntil(child, readyCheck(spec, url, io.stdout), 15000, spec.name);
     await sanity(spec, url);
-    check(spec, await load.run(url, spec.headers, config.warmup));
+    check(url, await load.run(url, spec.headers, config.warmup));
     return running;
   } catch (e) {
     await stop(child);
@@ -80,12 +74,4 @@ async function sanity(spec: ServerSpec, url: string): Promise<void> {
       );
     }
   }
-}
-
-/** Every answer 2xx, no socket error or timeout, at least one answer: else the benchmark fails. */
-export function check(spec: ServerSpec, r: LoadResult): void {
-  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
-    throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts under load`);
-  }
-  if (r.total === 0) throw new Error(`no requests answered (${spec.url})`);
 }

@@ -7,18 +7,8 @@
  * milliseconds, which is what makes back-to-back runs comparable on a drifting host.
  * It exits when stdin closes.
  */
-import { createRequire } from 'node:module';
 import { createInterface } from 'node:readline';
-
-/** The subset of autocannon's result the runner reads (same fields as `autocannon --json`). */
-export interface AutocannonResult {
-  duration: number;
-  errors: number;
-  timeouts: number;
-  non2xx: number;
-  requests: { average: number; total: number };
-  latency: { p50: number; p99: number };
-}
+import { runAutocannon, type AutocannonResult } from './autocannon.js';
 
 /** One run, as the runner sends it: one URL, or several loaded at the same time (`targets`). */
 export interface LoadCommand {
@@ -28,27 +18,6 @@ export interface LoadCommand {
   headers?: Record<string, string>;
   /** Load these together, each with `connections` connections, for the same `duration`. */
   targets?: { url: string; headers?: Record<string, string> }[];
-}
-
-type Autocannon = (
-  options: { url: string; connections: number; duration: number; headers?: Record<string, string> },
-  done: (err: Error | null, result: AutocannonResult) => void,
-) => unknown;
-
-const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
-
-function cannon(
-  url: string,
-  connections: number,
-  duration: number,
-  headers: Record<string, string> | undefined,
-): Promise<AutocannonResult> {
-  return new Promise((resolve, reject) => {
-    autocannon({ url, connections, duration, headers }, (err, result) => {
-      if (err !== null) reject(err);
-      else resolve(result);
-    });
-  });
 }
 
 function summary(result: AutocannonResult): AutocannonResult {
@@ -64,7 +33,9 @@ function summary(result: AutocannonResult): AutocannonResult {
 
 async function runOnce(cmd: LoadCommand): Promise<string> {
   const targets = cmd.targets ?? [{ url: cmd.url, headers: cmd.headers }];
-  const results = await Promise.all(targets.map((t) => cannon(t.url, cmd.connections, cmd.duration, t.headers)));
+  const results = await Promise.all(
+    targets.map((t) => runAutocannon({ url: t.url, connections: cmd.connections, duration: cmd.duration, headers: t.headers })),
+  );
   const out = results.map(summary);
   return JSON.stringify(cmd.targets === undefined ? out[0] : out);
 }

@@ -3,7 +3,8 @@
  * load core, so the server's core does nothing but serve. Results are reduced to what the table needs.
  */
 import { fileURLToPath } from 'node:url';
-import type { AutocannonResult, LoadCommand } from './load-worker.js';
+import type { AutocannonResult } from './autocannon.js';
+import type { LoadCommand } from './load-worker.js';
 import type { ChildProcess } from 'node:child_process';
 import { start, stop } from './proc.js';
 
@@ -127,7 +128,8 @@ export class LoadGenerator {
   }
 }
 
-function toLoadResult(r: AutocannonResult): LoadResult {
+/** The fields of autocannon's result the runners use, flattened. */
+export function toLoadResult(r: AutocannonResult): LoadResult {
   return {
     rps: r.requests.average,
     total: r.requests.total,

@@ -5,9 +5,10 @@
  * a quiet machine first, and is redone (up to `BENCH_ATTEMPTS`) when it broke one of its limits.
  */
 import { config } from './config.js';
-import { assertAlive, check, failure, type Running } from './launch.js';
+import { assertAlive, failure, type Running } from './launch.js';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuDuring, machineBusySeconds } from './proc.js';
+import { check } from './runner-util.js';
 
 /** One measured run of one server. */
 export interface Sample extends LoadResult {
@@ -81,7 +82,7 @@ async function measure(r: Running, round: number, load: LoadGenerator): Promise<
   try {
     const m = await cpuDuring([r.child.pid, load.pid], () => load.run(r.url, r.spec.headers));
     const res = m.value;
-    check(r.spec, res);
+    check(r.url, res);
     const [server = null, generator = null] = m.cpu;
     return {
       ...res,
@@ -119,7 +120,7 @@ async function duelOnce(bare: Running, other: Running, round: number, load: Load
   );
   for (const [i, r] of pair.entries()) {
     try {
-      check(r.spec, m.value[i]!);
+      check(r.url, m.value[i]!);
     } catch (e) {
       throw failure(r, e);
     }

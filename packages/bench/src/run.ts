@@ -19,9 +19,7 @@ import { duel, measureQuietly, type Duel, type Sample } from './measure.js';
 import { pinning, stop } from './proc.js';
 import { PKG_DIR } from './runner-util.js';
 import { selectServers } from './servers.js';
-import { duelTable, summarise, table } from './tables.js';
-
-const cores = (x: number | null | undefined): string => (x === null || x === undefined ? '-' : x.toFixed(2));
+import { duelTable, fixed, summarise, table } from './tables.js';
 
 async function main(): Promise<void> {
   const servers = selectServers(process.env, PKG_DIR);
@@ -49,7 +47,7 @@ async function main(): Promise<void> {
       const cpu =
         s.cpuUsPerReq === null
           ? ''
-          : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${cores(s.noise)} cores, server ${cores(s.serverLoad)} / autocannon ${cores(s.loadCpu)} cores busy`;
+          : `, ${s.cpuUsPerReq.toFixed(1)} us CPU/req, noise ${fixed(s.noise)} cores, server ${fixed(s.serverLoad)} / autocannon ${fixed(s.loadCpu)} cores busy`;
       process.stderr.write(`round ${round}/${config.rounds} ${r.spec.name}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms${cpu}\n`);
       return s;
     };
@@ -76,7 +74,7 @@ async function main(): Promise<void> {
         if (!duels.has(r.spec.name)) duels.set(r.spec.name, []);
         duels.get(r.spec.name)!.push(d);
         process.stderr.write(
-          `head-to-head ${round + 1}/${config.togetherRounds} ${r.spec.name} ${Math.round(d.rps)} vs bare ${Math.round(d.bareRps)} req/s: ${(d.rps / d.bareRps).toFixed(2)}, noise ${cores(d.noise)} / autocannon ${cores(d.loadCpu)} cores busy\n`,
+          `head-to-head ${round + 1}/${config.togetherRounds} ${r.spec.name} ${Math.round(d.rps)} vs bare ${Math.round(d.bareRps)} req/s: ${(d.rps / d.bareRps).toFixed(2)}, noise ${fixed(d.noise)} / autocannon ${fixed(d.loadCpu)} cores busy\n`,
         );
       }
     }

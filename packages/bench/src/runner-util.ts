@@ -1,6 +1,10 @@
-/** What the benchmark runners (`run.ts`, `instructions.ts`) share: the package directory, env parsing, readiness. */
+/**
+ * What the benchmark runners (`run.ts`, `instructions.ts`) share: the package directory, env
+ * parsing, server readiness and the rule every load run must pass.
+ */
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { LoadResult } from './load.js';
 import type { ServerSpec } from './servers.js';
 
 /** The bench package directory: servers start there, so their relative `args` resolve the same from any cwd. */
@@ -25,8 +29,19 @@ function envNumber(name: string, fallback: number, min: number, max: number, int
   return n;
 }
 
+/**
+ * The readiness test to poll (`waitUntil`) for a started server: its `ready` regex (default
+ * `^ready\b`) against what it has printed so far (`stdout`), or with `ready: 'poll'` whether `url`
+ * answers 2xx. An invalid regex throws here, so call it where a failure stops the server.
+ */
+export function readyCheck(spec: ServerSpec, url: string, stdout: () => string): () => Promise<boolean> {
+  if (spec.ready === 'poll') return () => answers(url, spec.headers);
+  const pattern = new RegExp(spec.ready ?? '^ready\\b', 'm');
+  return async () => pattern.test(stdout());
+}
+
 /** Does `url` answer 2xx within a second (readiness polling for servers that print nothing)? */
-export async function answers(url: string, headers: Record<string, string> | undefined): Promise<boolean> {
+async function answers(url: string, headers: Record<string, string> | undefined): Promise<boolean> {
   try {
     const res = await fetch(url, { headers, signal: AbortSignal.timeout(1000) });
     await res.arrayBuffer();
@@ -39,4 +54,15 @@ export async function answers(url: string, headers: Record<string, string> | und
 /** The executable for a server: `node` is this process's own (a PATH lookup could find another version, or a shell shim). */
 export function commandOf(spec: ServerSpec): string {
   return spec.cmd === 'node' ? process.execPath : spec.cmd;
+}
+
+/**
+ * Every answer 2xx, no socket error or timeout, and at least `min` answers (by default one): else
+ * the run fails. The benchmark's warm-up and measured runs and the instruction count's runs all pass this.
+ */
+export function check(url: string, r: LoadResult, min = 1): void {
+  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0) {
+    throw new Error(`${r.non2xx} non-2xx answers, ${r.errors} errors, ${r.timeouts} timeouts under load (${r.total} answered, ${url})`);
+  }
+  if (r.total < min) throw new Error(`${r.total === 0 ? 'no' : `only ${r.total} of ${min}`} requests answered (${url})`);
 }

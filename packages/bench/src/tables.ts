@@ -25,24 +25,18 @@ export function summarise(servers: readonly ServerSpec[], samples: Map<string, S
   const base = (name: string): number | undefined => rows.find((r) => r.name === name)?.rps;
   const bare = base('bare');
   const fastify = base('fastify');
-  return rows
-    .map((r) => ({
-      ...r,
-      vsBare: bare === undefined ? null : r.rps / bare,
-      vsFastify: fastify === undefined ? null : r.rps / fastify,
-      pairedVsBare: bare === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, (x) => x.rps),
-      pairedCpuVsBare:
-        bare === undefined
-          ? null
-          : r.name === 'bare'
-            ? 1
-            : pairedRatio(r.rounds, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
-    }))
-    .map((r) => ({
-      ...r,
-      // For the JSON file: the neighbouring bare runs as their req/s, not as nested samples.
-      rounds: r.rounds.map(({ between, ...rest }) => ({ ...rest, bareRpsBeforeAfter: between?.map((b) => b.rps) })),
-    }));
+  // Against the neighbouring bare runs (pairedRatio); bare against itself is 1 by definition.
+  const paired = (r: (typeof rows)[number], value: (s: Sample) => number | null): number | null =>
+    bare === undefined ? null : r.name === 'bare' ? 1 : pairedRatio(r.rounds, value);
+  return rows.map((r) => ({
+    ...r,
+    vsBare: bare === undefined ? null : r.rps / bare,
+    vsFastify: fastify === undefined ? null : r.rps / fastify,
+    pairedVsBare: paired(r, (x) => x.rps),
+    pairedCpuVsBare: paired(r, (x) => (x.cpuUsPerReq === null ? null : 1 / x.cpuUsPerReq)),
+    // For the JSON file: the neighbouring bare runs as their req/s, not as nested samples.
+    rounds: r.rounds.map(({ between, ...rest }) => ({ ...rest, bareRpsBeforeAfter: between?.map((b) => b.rps) })),
+  }));
 }
 
 /**
@@ -73,11 +67,10 @@ export function table(rows: readonly Row[]): string {
   ];
   for (const r of rows) {
     const cpu = r.cpuUsPerReq === null ? '-' : `${r.cpuUsPerReq.toFixed(1)} us`;
-    const flag = r.noisyRounds > 0 ? ` (${r.noisyRounds} noisy)` : '';
     // autocannon records whole milliseconds: 0 means under 1 ms.
     const p99 = r.p99 < 1 ? '<1 ms' : `${r.p99} ms`;
     lines.push(
-      `| ${r.name}${flag} | ${Math.round(r.rps)} | ${fixed(r.vsBare)} | ${fixed(r.pairedVsBare)} | ${fixed(r.pairedCpuVsBare)} | ${fixed(r.vsFastify)} | ${p99} | ${cpu} | ${fixed(r.loadCpu)} |`,
+      `| ${r.name}${flags(r.rounds, [noisy])} | ${Math.round(r.rps)} | ${fixed(r.vsBare)} | ${fixed(r.pairedVsBare)} | ${fixed(r.pairedCpuVsBare)} | ${fixed(r.vsFastify)} | ${p99} | ${cpu} | ${fixed(r.loadCpu)} |`,
     );
   }
   return lines.join('\n');
@@ -119,6 +112,7 @@ function medianOf(values: readonly (number | null)[]): number | null {
   return known.length === 0 ? null : median(known);
 }
 
-function fixed(x: number | null): string {
+/** Two decimals, or `-` for a value not measured (no /proc) or not computable (no `bare`). */
+export function fixed(x: number | null): string {
   return x === null ? '-' : x.toFixed(2);
 }

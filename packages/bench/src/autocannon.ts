@@ -1,0 +1,43 @@
+/**
+ * autocannon for both of its users: the load worker (load-worker.ts, runs of a fixed duration)
+ * and the instruction count (instructions.ts, runs of a fixed number of requests). A module of its
+ * own because load-worker.ts is a child-process entry point: importing it would start its stdin
+ * loop. autocannon is CommonJS without types, hence `createRequire` and the typed subset below.
+ */
+import { createRequire } from 'node:module';
+
+/** The subset of autocannon's result the runners read (same fields as `autocannon --json`). */
+export interface AutocannonResult {
+  duration: number;
+  errors: number;
+  timeouts: number;
+  non2xx: number;
+  requests: { average: number; total: number };
+  latency: { p50: number; p99: number };
+}
+
+/** The options the runners pass: a run lasts `duration` seconds or `amount` requests. */
+export interface AutocannonOptions {
+  url: string;
+  connections: number;
+  headers?: Record<string, string>;
+  duration?: number;
+  amount?: number;
+}
+
+type Autocannon = (options: AutocannonOptions, done: (err: Error | null, result: AutocannonResult) => void) => unknown;
+
+const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
+
+/**
+ * One autocannon run. Rejects only when autocannon itself fails: answers outside 2xx, socket
+ * errors and timeouts are counted in the result, for the caller to check.
+ */
+export function runAutocannon(options: AutocannonOptions): Promise<AutocannonResult> {
+  return new Promise((resolve, reject) => {
+    autocannon(options, (err, result) => {
+      if (err !== null) reject(err);
+      else resolve(result);
+    });
+  });
+}
