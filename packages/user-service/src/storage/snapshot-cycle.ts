@@ -143,10 +143,12 @@ export class SnapshotCycle {
       // Dropped, not a snapshot failure: the store itself failed and reports that to every commit.
       if (!(await writeSnapshot(this.dir, generation, images, this.fsync, this.countSync, durable))) return;
       // The snapshot is in place and durable: from here on a restart replays only this generation.
+      // The covered journals go first (best effort, never throws), so whoever sees the count or
+      // the report sees the directory compacted.
+      await removeJournalsBefore(this.dir, generation);
       this.stats.snapshots++;
       this.journalBytes -= this.coveredBytes;
       this.monitor.succeeded(file, generation);
-      await removeJournalsBefore(this.dir, generation); // never throws
     } catch (err) {
       // Every journal generation is kept and replayed on restart, so no acknowledged write
       // depends on this snapshot; the next rotation writes a complete one again.
