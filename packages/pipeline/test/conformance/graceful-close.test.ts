@@ -4,18 +4,7 @@ import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Application, GET, Path } from '../../src/index.js';
-
-interface Deferred<T = void> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-}
-function deferred<T = void>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  const promise = new Promise<T>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
+import { deferred } from '../helpers/deferred.js';
 
 interface RawResponse {
   status: number;

@@ -4,11 +4,11 @@
 // limits.bodyLimit, decoded bytes stop at maxDecodedBytes.
 import { once } from 'node:events';
 import { connect, type AddressInfo } from 'node:net';
-import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
 import { gunzip, gzip } from 'node:zlib';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Application, Entity, GET, GzipFeature, Path, POST, Produces } from '../../src/index.js';
+import { countingSource, repeated, type CountingSource } from '../helpers/streams.js';
 import { start, TRANSPORTS, type Send, type TestResponse, type Transport } from '../helpers/transports.js';
 
 const gzipAsync = promisify(gzip);
@@ -40,20 +40,8 @@ const build = (): Application =>
     logger: () => undefined,
   });
 
-/** Empty gzip members, endlessly (gzip allows concatenated members); counts what was pulled. */
-function endlessMembers(member: Buffer): Readable & { pulled: () => number } {
-  let pulled = 0;
-  const src = new Readable({
-    highWaterMark: 1,
-    read() {
-      if (pulled < 1_000_000) {
-        pulled++;
-        this.push(member);
-      }
-    },
-  });
-  return Object.assign(src, { pulled: () => pulled });
-}
+/** Empty gzip members, endlessly (gzip allows concatenated members; bounded, never ended); counts what was pulled. */
+const endlessMembers = (member: Buffer): CountingSource => countingSource(repeated(member, 1_000_000), false);
 
 /**
  * Sends only the head of a request on a raw loopback socket (no body byte) and resolves with

@@ -20,6 +20,7 @@ import {
   type WriterInterceptor,
   type WriterInterceptorContext,
 } from '../../src/index.js';
+import { deferred } from '../helpers/deferred.js';
 import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
 
 class Boom extends Error {}
@@ -27,13 +28,6 @@ class Boom extends Error {}
 /** `/obs/gate` holds the method until the test opens the gate; `entered` resolves when the method runs. */
 let gate = deferred();
 let entered = deferred();
-function deferred(): { promise: Promise<void>; resolve(): void } {
-  let resolve!: () => void;
-  const promise = new Promise<void>((r) => {
-    resolve = r;
-  });
-  return { promise, resolve };
-}
 
 @Path('/obs')
 class Obs {

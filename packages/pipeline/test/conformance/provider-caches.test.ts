@@ -189,6 +189,8 @@ describe.each(TRANSPORTS)('provider caches (%s)', (transport: Transport) => {
       }
     }
     expect(p.widget.plans).toHaveLength(8);
+    // One decision, and a real one: a Set of eight `undefined`s would have size 1 too.
+    expect(p.widget.plans[0]).toMatchObject({ type: Widget, writer: p.widget, contentType: WIDGET });
     expect(new Set(p.widget.plans).size).toBe(1);
     expect(p.widget.checks).toBe(0);
   });

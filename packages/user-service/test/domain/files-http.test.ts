@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FileStore, type FileRecord } from '../../src/domain/files.js';
 import { MemoryRecordStore } from '../../src/storage/index.js';
 import { useTempDirs } from '../storage/temp-dirs.js';
-import { binaryContent, filePart, multipartBody, multipartHeaders, storedFiles } from './uploads-multipart.js';
+import { binaryContent, filePart, multipartBody, multipartHeaders, storedFiles, waitFor } from './uploads-multipart.js';
 
 const tempDir = useTempDirs('files-http');
 let server: Server | undefined;
@@ -99,13 +99,4 @@ describe('upload over HTTP', () => {
 /** The body in 64 KiB pieces; as a stream, undici sends it chunked, without Content-Length. */
 async function* chunked(body: Buffer): AsyncGenerator<Buffer> {
   for (let at = 0; at < body.length; at += 64 * 1024) yield body.subarray(at, at + 64 * 1024);
-}
-
-/** Polls `condition` every 5 ms for at most 5 s. */
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
 }

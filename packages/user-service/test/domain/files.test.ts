@@ -16,6 +16,7 @@ import {
   multipartBody,
   multipartHeaders,
   storedFiles,
+  waitFor,
 } from './uploads-multipart.js';
 
 const tempDir = useTempDirs('files-test');
@@ -303,12 +304,3 @@ describe('FileStore.init and seedDemoFile', () => {
     expect(await files.seedDemoFile()).toBeUndefined();
   });
 });
-
-/** Polls `condition` every 5 ms for at most 5 s. */
-async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

@@ -47,7 +47,10 @@ describe('JobService lifecycle', () => {
     const job = await jobs.submit([{ email: 'a@x.io' }, { name: 'no email' }, { email: 'c@x.io' }]);
     expect(job).toMatchObject({ status: 'PENDING', total: 3, processed: 0, created: [], failed: [] });
     expect(users.calls).toHaveLength(0); // nothing ran before submit resolved
-    expect(store.get(JOB_ITEMS_COLLECTION, job.id)).toBeDefined();
+    expect(store.get(JOB_ITEMS_COLLECTION, job.id)).toEqual({
+      id: job.id,
+      items: [{ email: 'a@x.io' }, { name: 'no email' }, { email: 'c@x.io' }],
+    });
 
     await jobs.whenIdle();
     const done = jobs.get(job.id);
@@ -58,7 +61,7 @@ describe('JobService lifecycle', () => {
       created: [1, 2],
       failed: [{ index: 1, errors: [{ field: 'email', message: 'is required' }] }],
     });
-    expect(done.completedAt).toBeDefined();
+    expect(done.completedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/); // the clock's ISO time
     expect(store.get('jobs', job.id)).toEqual(done); // the final state is committed
     expect(store.get(JOB_ITEMS_COLLECTION, job.id)).toBeUndefined(); // items are dropped
     expect(jobs.latest()).toEqual(done);

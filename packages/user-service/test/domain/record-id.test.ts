@@ -37,6 +37,18 @@ describe('parseRecordId', () => {
     expect(parseRecordId(raw, { canonical: true })).toBeUndefined();
   });
 
+  it('takes a number that is a positive safe integer as it is, in both spellings', () => {
+    for (const raw of [1, 12, Number.MAX_SAFE_INTEGER]) {
+      expect(parseRecordId(raw)).toBe(raw);
+      expect(parseRecordId(raw, { canonical: true })).toBe(raw);
+    }
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])('rejects the number %s in both spellings', (raw) => {
+    expect(parseRecordId(raw)).toBeUndefined();
+    expect(parseRecordId(raw, { canonical: true })).toBeUndefined();
+  });
+
   it('reads leading zeros by default and refuses them when canonical', () => {
     expect(parseRecordId('007')).toBe(7);
     expect(parseRecordId('0000000000000001')).toBe(1);

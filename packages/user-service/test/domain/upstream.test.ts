@@ -206,7 +206,8 @@ describe('UpstreamCatalog.get', () => {
   it('rejects unusable base URLs and options at construction', () => {
     expect(() => new UpstreamCatalog('ftp://example.com')).toThrow(TypeError);
     expect(() => new UpstreamCatalog('http://example.com/?q=1')).toThrow(TypeError);
-    expect(() => new UpstreamCatalog('not a url')).toThrow();
+    expect(() => new UpstreamCatalog('not a url')).toThrow(TypeError);
+    expect(() => new UpstreamCatalog('not a url')).toThrow(expect.objectContaining({ code: 'ERR_INVALID_URL' }));
     expect(() => new UpstreamCatalog('http://127.0.0.1', { headersTimeoutMs: 0 })).toThrow(RangeError);
   });
 });

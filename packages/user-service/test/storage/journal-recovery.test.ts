@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { JournalRecordStore, type Mutation } from '../../src/storage/index.js';
 import { encodeLine } from '../../src/storage/journal-format.js';
 import { useTempDirs } from './temp-dirs.js';
+import { until } from './write-faults.js';
 
 const tempDir = useTempDirs('journal-recovery');
 const put = (id: number, name = `user-${id}`): Mutation => ({
@@ -21,14 +22,9 @@ async function opened(dir: string, snapshotEvery?: number): Promise<JournalRecor
   return store;
 }
 
-/** Polls until the background snapshot has landed; bounded in time. */
-async function waitForSnapshots(store: JournalRecordStore, count: number): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (store.stats.snapshots < count) {
-    if (Date.now() > deadline) throw new Error(`only ${store.stats.snapshots} snapshots`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** Polls until the background snapshots have landed; bounded in time. */
+const waitForSnapshots = (store: JournalRecordStore, count: number): Promise<void> =>
+  until(() => store.stats.snapshots >= count, `${count} snapshots`);
 
 /** A store with users 1..3 committed as three journal lines, closed. */
 async function threeLines(): Promise<string> {

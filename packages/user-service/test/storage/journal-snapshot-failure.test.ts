@@ -7,12 +7,12 @@
  * Failures are real file-system errors: a directory sits where a file must go. (chmod would not
  * do: the tests run as root, which ignores permissions.)
  */
-import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JournalRecordStore } from '../../src/storage/index.js';
 import { useTempDirs } from './temp-dirs.js';
-import { commitUsers, journalFile, putUser, range, reopenedIds, until, watchedStore } from './write-faults.js';
+import { commitUsers, journalFile, obstruct, putUser, range, reopenedIds, until, watchedStore } from './write-faults.js';
 
 const tempDir = useTempDirs('journal-snapshot-failure');
 const EVERY = 5;
@@ -22,14 +22,6 @@ async function journalSizes(dir: string): Promise<number> {
   const names = (await readdir(dir)).filter((n) => n.startsWith('journal-'));
   const sizes = await Promise.all(names.map(async (n) => (await stat(join(dir, n))).size));
   return sizes.reduce((a, b) => a + b, 0);
-}
-
-/** Puts a non-empty directory where the store wants to write `name`. */
-async function obstruct(dir: string, name: string): Promise<string> {
-  const path = join(dir, name);
-  await mkdir(path);
-  await writeFile(join(path, 'keep'), 'x');
-  return path;
 }
 
 describe('JournalRecordStore snapshot failures', () => {
@@ -72,6 +64,10 @@ describe('JournalRecordStore snapshot failures', () => {
     expect(store.stats.snapshots).toBe(0);
     expect(store.health().journalBytes).toBe(await journalSizes(dir));
     await store.close();
+    // close() waited for any snapshot still running: exactly the two trigger attempts were made,
+    // none in the background below a trigger (the check above could run before one was counted).
+    expect(store.health().snapshotFailures).toBe(2);
+    expect(errors).toHaveLength(2);
 
     // Every acknowledged write is in the journals (the operator clears the obstruction first:
     // a directory named like the snapshot is unreadable for recovery too).

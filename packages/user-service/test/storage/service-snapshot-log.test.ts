@@ -12,18 +12,13 @@ import { loadConfig } from '../../src/domain/config.js';
 import { createService, type Service } from '../../src/server.js';
 import { JournalRecordStore, type Mutation } from '../../src/storage/index.js';
 import { useTempDirs } from './temp-dirs.js';
+import { until } from './write-faults.js';
 
 const tempDir = useTempDirs('service-snapshot-log');
 const SNAPSHOT_EVERY = 10_000; // the store's default, which the service uses
 
-/** Polls `done` until it holds; bounded in time, so a missing log line fails instead of hanging. */
-async function until(done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+/** How long a log line may take: a snapshot of 10 000 records is written in between. */
+const LOG_LINE_MS = 10_000;
 
 /** One batch of `SNAPSHOT_EVERY` puts into a collection no domain service reads. */
 function fillBatch(round: number): Mutation[] {
@@ -57,7 +52,7 @@ describe('service wiring of journal snapshot reports', () => {
     await mkdir(join(snapshotFile, 'blocker'), { recursive: true }); // snapshot.json is a directory
 
     await store.commit(fillBatch(0));
-    await until(() => errors.length > 0, 'the error log line');
+    await until(() => errors.length > 0, 'the error log line', LOG_LINE_MS);
     expect(errors).toHaveLength(1);
     expect(errors[0]).toMatchObject({ code: 'ERR_STORE_SNAPSHOT_FAILED' });
     expect((errors[0] as Error).message).toContain(snapshotFile);
@@ -65,7 +60,7 @@ describe('service wiring of journal snapshot reports', () => {
 
     await rm(snapshotFile, { recursive: true });
     await store.commit(fillBatch(1));
-    await until(() => infos.length > 0, 'the recovery log line');
+    await until(() => infos.length > 0, 'the recovery log line', LOG_LINE_MS);
     expect(infos).toHaveLength(1);
     expect(infos[0]).toContain(snapshotFile);
     expect(infos[0]).toMatch(/recovered/);

@@ -5,14 +5,14 @@
  * README). First the rule on the monitor alone, then through a real store whose snapshots fail
  * (a directory sits where snapshot.json goes), with journal sizes controlled to the byte.
  */
-import { mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalRecordStore, type Mutation, type RecordStoreError, type SnapshotRecovery } from '../../src/storage/index.js';
+import type { JournalRecordStore, Mutation, RecordStoreError, SnapshotRecovery } from '../../src/storage/index.js';
 import { encodeLine } from '../../src/storage/journal-format.js';
 import { SnapshotMonitor } from '../../src/storage/snapshot-monitor.js';
 import { useTempDirs } from './temp-dirs.js';
-import { reopenedIds, until } from './write-faults.js';
+import { obstruct, reopenedIds, until, watchedStore } from './write-faults.js';
 
 const tempDir = useTempDirs('snapshot-report-growth');
 const EVERY = 5;
@@ -77,21 +77,11 @@ function batchOfSize(from: number, bytes: number): Mutation[] {
   return mutations;
 }
 
-/** A store whose every snapshot fails; reports land in `errors` and `recoveries`. */
-async function failingStore(
-  dir: string,
-): Promise<{ store: JournalRecordStore; errors: RecordStoreError[]; recoveries: SnapshotRecovery[] }> {
-  const errors: RecordStoreError[] = [];
-  const recoveries: SnapshotRecovery[] = [];
-  const store = new JournalRecordStore({
-    dir,
-    snapshotEvery: EVERY,
-    onSnapshotError: (e) => errors.push(e),
-    onSnapshotRecovered: (r) => recoveries.push(r),
-  });
-  await store.open();
-  await mkdir(join(dir, 'snapshot.json', 'blocker'), { recursive: true });
-  return { store, errors, recoveries };
+/** A store whose every snapshot fails (snapshot.json is a directory); reports land in `errors` and `recoveries`. */
+async function failingStore(dir: string): ReturnType<typeof watchedStore> {
+  const watched = await watchedStore(dir, EVERY);
+  await obstruct(dir, 'snapshot.json');
+  return watched;
 }
 
 /** Commits one trigger's batch and waits for its (failing) snapshot attempt to be counted. */
@@ -144,7 +134,7 @@ describe('JournalRecordStore growth reports', () => {
     expect(recoveries[0]).toMatchObject({ failures: 4 });
     expect(sizes()).toBe(0); // every journal written so far is covered by the new snapshot
 
-    await mkdir(join(dir, 'snapshot.json.tmp', 'blocker'), { recursive: true }); // and it fails again
+    await obstruct(dir, 'snapshot.json.tmp'); // and it fails again
     await failedTrigger(store, batchOfSize(26, 800), 1);
     expect(errors).toHaveLength(4); // a new streak: reported at once, with its own start
     expect(errors[3]?.message).not.toContain('still failing');

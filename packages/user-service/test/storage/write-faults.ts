@@ -6,7 +6,7 @@
  * The patch lives on `FileHandle.prototype` (the class is not exported by node:fs/promises) and
  * only for the duration of one callback; it is always restored, also when the callback throws.
  */
-import { open, rm, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { JournalRecordStore, type Mutation, type RecordStoreError, type SnapshotRecovery } from '../../src/storage/index.js';
 
@@ -63,9 +63,12 @@ export function isJournalLineOf(text: string, id: number): boolean {
   return /^[0-9a-f]{8} \{"m":/.test(text) && text.includes(`"id":${id},`);
 }
 
-/** Polls `done` until it holds; bounded in time, so a missing event fails instead of hanging. */
-export async function until(done: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
+/**
+ * Polls `done` every 5 ms until it holds; bounded by `timeoutMs`, so a missing event fails (naming
+ * `what`) instead of hanging.
+ */
+export async function until(done: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
   while (!done()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
@@ -112,6 +115,18 @@ export async function watchedStore(
   });
   await store.open();
   return { store, errors, recoveries };
+}
+
+/**
+ * Puts a non-empty directory where the store wants to write `name` in `dir`, and returns its path:
+ * a real file-system error (EISDIR, EEXIST) for every write there. (chmod would not do: the tests
+ * run as root, which ignores permissions.)
+ */
+export async function obstruct(dir: string, name: string): Promise<string> {
+  const path = join(dir, name);
+  await mkdir(path);
+  await writeFile(join(path, 'keep'), 'x');
+  return path;
 }
 
 /** Commits users `from`..`to`, one acknowledged commit each. */

@@ -182,15 +182,32 @@ describe('CorsFilter', () => {
     });
   });
 
-  it.each<[string, ConstructorParameters<typeof CorsFilter>[0]]>([
-    ['credentials with *', { allowCredentials: true }],
-    ['* inside a list', { allowOrigin: ['https://a.example', '*'] }],
-    ['an origin with a path', { allowOrigin: ['https://a.example/'] }],
-    ['a bare host', { allowOrigin: 'a.example' }],
-    ['a negative maxAge', { maxAge: -1 }],
-    ['a fractional maxAge', { maxAge: 1.5 }],
-  ])('rejects %s when constructed', (_name, options) => {
-    expect(() => new CorsFilter(options)).toThrow();
+  it.each<[string, ConstructorParameters<typeof CorsFilter>[0], ErrorConstructor, string]>([
+    [
+      'credentials with *',
+      { allowCredentials: true },
+      TypeError,
+      'CORS allowCredentials needs an explicit allowOrigin list or predicate, not "*"',
+    ],
+    ['* inside a list', { allowOrigin: ['https://a.example', '*'] }, TypeError, 'CORS allowOrigin: use "*" alone, not inside a list'],
+    [
+      'an origin with a path',
+      { allowOrigin: ['https://a.example/'] },
+      TypeError,
+      'CORS allowOrigin: "https://a.example/" is not an origin (scheme://host[:port])',
+    ],
+    ['a bare host', { allowOrigin: 'a.example' }, TypeError, 'CORS allowOrigin: "a.example" is not an origin (scheme://host[:port])'],
+    ['a negative maxAge', { maxAge: -1 }, RangeError, 'CORS maxAge must be a non-negative integer of seconds, got -1'],
+    ['a fractional maxAge', { maxAge: 1.5 }, RangeError, 'CORS maxAge must be a non-negative integer of seconds, got 1.5'],
+  ])('rejects %s when constructed', (_name, options, errorClass, message) => {
+    let thrown: unknown;
+    try {
+      new CorsFilter(options);
+    } catch (e) {
+      thrown = e;
+    }
+    expect(thrown).toBeInstanceOf(errorClass);
+    expect((thrown as Error).message).toBe(message);
   });
 });
 

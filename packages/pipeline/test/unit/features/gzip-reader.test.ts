@@ -12,6 +12,8 @@ import { ContainerRequestContext } from '../../../src/core/request-context.js';
 import { GzipErrorCode, GzipReaderInterceptor } from '../../../src/features/gzip/index.js';
 import { tooLarge } from '../../../src/providers/body-errors.js';
 import { readBody } from '../../../src/providers/read-body.js';
+import { countingSource, repeated, type CountingSource } from '../../helpers/streams.js';
+import { rejection as rejectionOf } from '../providers/helpers.js';
 
 const gzipAsync = promisify(gzip);
 const MiB = 1024 * 1024;
@@ -55,30 +57,11 @@ async function read(interceptor: GzipReaderInterceptor, ctx: ReaderInterceptorCo
   return (await interceptor.aroundReadFrom(ctx)) as Buffer;
 }
 
+/** The rejection of `p`, which must be a WebApplicationError: an HTTP answer, not a crash. */
 async function rejection(p: unknown): Promise<WebApplicationError> {
-  try {
-    await p;
-  } catch (e) {
-    expect(e).toBeInstanceOf(WebApplicationError);
-    return e as WebApplicationError;
-  }
-  throw new Error('expected a rejection');
-}
-
-/** A source that hands out `chunks` one per read() and counts how many were pulled. */
-function countingSource(chunks: readonly Buffer[], end = true): Readable & { pulled: () => number } {
-  let i = 0;
-  const src = new Readable({
-    highWaterMark: 1,
-    read() {
-      const c = chunks[i];
-      if (c !== undefined) {
-        i++;
-        this.push(c);
-      } else if (end) this.push(null);
-    },
-  });
-  return Object.assign(src, { pulled: () => i });
+  const e = await rejectionOf(p);
+  expect(e).toBeInstanceOf(WebApplicationError);
+  return e as WebApplicationError;
 }
 
 async function drain(stream: Readable): Promise<number> {
@@ -228,21 +211,8 @@ describe('GzipReaderInterceptor', () => {
   });
 
   describe('the declared Content-Length of the compressed body (the raw-body contract)', () => {
-    /** Valid gzip without end (empty members), counted: only a limit can stop reading it. */
-    const endless = async (): Promise<Readable & { pulled: () => number }> => {
-      const member = await gzipAsync(Buffer.alloc(0));
-      let i = 0;
-      const src = new Readable({
-        highWaterMark: 1,
-        read() {
-          if (i < 100_000) {
-            i++;
-            this.push(member);
-          }
-        },
-      });
-      return Object.assign(src, { pulled: () => i });
-    };
+    /** Valid gzip without end (empty members, bounded, never ended), counted: only a limit can stop reading it. */
+    const endless = async (): Promise<CountingSource> => countingSource(repeated(await gzipAsync(Buffer.alloc(0)), 100_000), false);
 
     it('above ctx.limit: 413 with the raw-body error before a byte is read, the reader never runs', async () => {
       const input = await endless();

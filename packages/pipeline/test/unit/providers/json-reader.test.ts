@@ -109,7 +109,9 @@ describe('JsonReader: rejections', () => {
 
   it('allows exactly maxDepth levels and refuses one more', async () => {
     const nest = (n: number): string => '['.repeat(n) + '0' + ']'.repeat(n);
-    await expect(read(nest(256))).resolves.toBeDefined();
+    let deepest: unknown = 0;
+    for (let i = 0; i < 256; i++) deepest = [deepest];
+    await expect(read(nest(256))).resolves.toEqual(deepest);
     expect((await rejection(read(nest(257)))).code).toBe('PIPE_JSON_TOO_DEEP');
     expect(
       (await rejection(new JsonReader({ maxDepth: 3 }).readFrom(Object, JSON_MT, bytes(nest(4) + ' '.repeat(10)), readCtx()))).code,
