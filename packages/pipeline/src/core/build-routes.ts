@@ -1,0 +1,172 @@
+import { compileValidator, validateOrThrow } from '../features/validation/index.js';
+import { classMeta, type MethodMeta } from './metadata.js';
+import { parseMediaType, type MediaType } from './media-type.js';
+import type { EntityParam, PathEntry, RouteMethod } from './model.js';
+import { compileParam } from './params.js';
+import { compileTemplate, joinPaths } from './path-template.js';
+import { descending, instances, withMethod, type ProviderEntry, type RegistrationOptions } from './provider-entry.js';
+import type {
+  Constructor,
+  ContainerRequestFilter,
+  ContainerResponseFilter,
+  DynamicFeature,
+  FeatureContext,
+  ParamConverterProvider,
+  ReaderInterceptor,
+  TypeToken,
+  WriterInterceptor,
+} from './providers.js';
+import { ResourceInfo } from './resource-info.js';
+import { Router } from './router.js';
+
+/** What {@link buildRoutes} needs from the provider half of the build (build.ts). */
+export interface RouteInput {
+  readonly resources: readonly Constructor[];
+  readonly defaultScope: 'singleton' | 'request';
+  /** Resolves a class from the container; an instance is itself. */
+  readonly instantiate: (target: Constructor | object) => object;
+  readonly dynamicFeatures: readonly DynamicFeature[];
+  /** The entry of a provider a DynamicFeature registers for one method (rank 2). */
+  readonly dynamicEntry: (provider: Constructor | object, options: RegistrationOptions) => ProviderEntry;
+  /** Every registered post-matching request filter, reader/writer interceptor and response filter, unsorted. */
+  readonly postFilters: readonly ProviderEntry[];
+  readonly readerInterceptors: readonly ProviderEntry[];
+  readonly responseFilters: readonly ProviderEntry[];
+  readonly writerInterceptors: readonly ProviderEntry[];
+  readonly converters: readonly ParamConverterProvider[];
+}
+
+/**
+ * One {@link RouteMethod} per resource method and HTTP method, after DynamicFeatures had their
+ * say: chains merged (global + bound + dynamic) and sorted, parameters compiled; then the frozen
+ * router, where equivalent templates share one {@link PathEntry}.
+ */
+export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; routes: RouteMethod[] } {
+  const routes: RouteMethod[] = [];
+  const groups = new Map<string, { templates: Set<string>; routes: RouteMethod[] }>();
+  for (const cls of input.resources) {
+    const meta = classMeta(cls);
+    const scope = meta.scope ?? input.defaultScope;
+    const instance = scope === 'singleton' ? input.instantiate(cls) : undefined;
+    for (const [methodName, mm] of meta.methods) {
+      if (mm.httpMethods.length === 0) continue;
+      const fn = (cls.prototype as Record<string, unknown>)[methodName];
+      if (typeof fn !== 'function') continue;
+      for (const httpMethod of mm.httpMethods) {
+        const path = joinPaths(meta.path, mm.path);
+        const bindings = new Map(meta.bindings);
+        for (const [k, v] of mm.bindings) bindings.set(k, v);
+        const info = new ResourceInfo(cls, methodName, httpMethod, path, bindings);
+        const dynamic: ProviderEntry[] = [];
+        const fctx: FeatureContext = {
+          register(provider, options = {}) {
+            dynamic.push(input.dynamicEntry(provider, options));
+            return this;
+          },
+        };
+        for (const f of input.dynamicFeatures) f.configure(info, fctx);
+        const applies = (p: ProviderEntry): boolean => p.rank === 0 || p.bindings.every((b) => bindings.has(b));
+        const pick = (list: readonly ProviderEntry[], method: string): ProviderEntry[] => [
+          ...list.filter(applies),
+          ...withMethod(dynamic, method),
+        ];
+        const route: RouteMethod = {
+          info,
+          httpMethod,
+          fn: fn as RouteMethod['fn'],
+          instance,
+          resourceClass: cls,
+          consumes: mediaTypes(mm.consumes ?? meta.consumes, info),
+          produces: mediaTypes(mm.produces ?? meta.produces, info),
+          requestFilters: instances<ContainerRequestFilter>(pick(input.postFilters, 'filterRequest')),
+          readerInterceptors: instances<ReaderInterceptor>(pick(input.readerInterceptors, 'aroundReadFrom')),
+          responseFilters: instances<ContainerResponseFilter>(pick(input.responseFilters, 'filterResponse'), descending),
+          writerInterceptors: instances<WriterInterceptor>(pick(input.writerInterceptors, 'aroundWriteTo')),
+          ...compileArgs(cls, methodName, mm, info, input.converters),
+          negotiated: new Map(),
+          writePlan: undefined,
+        };
+        routes.push(route);
+        const key = compileTemplate(path).regex.source;
+        let g = groups.get(key);
+        if (g === undefined) groups.set(key, (g = { templates: new Set(), routes: [] }));
+        g.templates.add(path);
+        g.routes.push(route);
+      }
+    }
+  }
+
+  const router = new Router<PathEntry>();
+  for (const g of groups.values()) {
+    // Equivalent templates (`/users/{id}`, `/users/{uid}`) share one entry; adding each of them
+    // lets the router bind every variable name a method of the group may ask for.
+    const entry = pathEntry(g.routes);
+    for (const template of g.templates) router.add(template, entry);
+  }
+  router.freeze();
+  return { router, routes };
+}
+
+function mediaTypes(list: readonly string[] | undefined, info: ResourceInfo): MediaType[] {
+  if (list === undefined) return [];
+  return list
+    .flatMap((s) => s.split(','))
+    .map((s) => {
+      const mt = parseMediaType(s.trim());
+      if (mt === undefined) throw new Error(`Invalid media type '${s}' on ${info.resourceClass.name}.${info.methodName}`);
+      return mt;
+    });
+}
+
+function pathEntry(routes: RouteMethod[]): PathEntry {
+  const byMethod = new Map<string, RouteMethod[]>();
+  for (const r of routes) {
+    const list = byMethod.get(r.httpMethod) ?? [];
+    list.push(r);
+    byMethod.set(r.httpMethod, list);
+  }
+  const allow = new Set(byMethod.keys());
+  if (allow.has('GET')) allow.add('HEAD');
+  allow.add('OPTIONS');
+  const allowList = [...allow].sort();
+  return { methods: [...byMethod.keys()], lists: [...byMethod.values()], allow: allowList.join(', '), allowList };
+}
+
+function compileArgs(
+  cls: Constructor,
+  methodName: string,
+  mm: MethodMeta,
+  info: ResourceInfo,
+  converters: readonly ParamConverterProvider[],
+): Pick<RouteMethod, 'args' | 'entity'> & { form: boolean } {
+  const designTypes = (Reflect.getMetadata('design:paramtypes', cls.prototype as object, methodName) as TypeToken[] | undefined) ?? [];
+  const fn = (cls.prototype as Record<string, (...a: unknown[]) => unknown>)[methodName]!;
+  const count = Math.max(designTypes.length, mm.params.length, fn.length);
+  const args = [];
+  let entity: EntityParam | undefined;
+  let form = false;
+  for (let i = 0; i < count; i++) {
+    const p = mm.params[i] ?? {};
+    if (p.source === undefined || p.source === 'entity') {
+      if (entity !== undefined) throw new Error(`${cls.name}.${methodName} has more than one entity parameter (JAX-RS allows one)`);
+      const type = p.type ?? designTypes[i] ?? Object;
+      const validator = compileValidator(type);
+      entity = {
+        index: i,
+        type,
+        optional: p.optional === true,
+        validate: validator === undefined ? undefined : (v: unknown) => validateOrThrow(validator, v),
+      };
+      args.push(() => undefined);
+      continue;
+    }
+    if (p.source === 'form') form = true;
+    args.push(compileParam(p, designTypes[i], info, converters));
+  }
+  if (form && entity !== undefined) throw new Error(`${cls.name}.${methodName} mixes @FormParam and an entity parameter`);
+  if (form) {
+    // @FormParam values come from the form body, read once as the method's (optional) entity.
+    entity = { index: -1, type: URLSearchParams, optional: true, validate: undefined };
+  }
+  return { args, entity, form };
+}
