@@ -30,10 +30,22 @@ class FakeResponse extends Writable {
   readonly chunks: Buffer[] = [];
   aborted = false;
   shouldKeepAlive = true;
+  /**
+   * Like Node's `ServerResponse`, which never sends body bytes for HEAD or a 1xx/204/304 status
+   * (whatever is written): a HEAD that fails before matching (a 404, a pre-matching abort) goes
+   * through no code of the pipeline that knows it is a HEAD.
+   */
+  private hasBody: boolean;
+
+  constructor(method: string) {
+    super();
+    this.hasBody = method !== 'HEAD';
+  }
 
   writeHead(status: number, headers?: Record<string, string | number | string[]>): this {
     if (this.headersSent) throw new Error('ERR_HTTP_HEADERS_SENT');
     this.statusCode = status;
+    if (status === 204 || status === 304 || (status >= 100 && status < 200)) this.hasBody = false;
     for (const k in headers) {
       const v = headers[k]!;
       this.sentHeaders[k.toLowerCase()] = Array.isArray(v) ? v.map(String) : String(v);
@@ -50,7 +62,7 @@ class FakeResponse extends Writable {
   }
   override _write(chunk: Buffer, _enc: BufferEncoding, cb: (e?: Error | null) => void): void {
     if (!this.headersSent) this.writeHead(this.statusCode);
-    this.chunks.push(Buffer.from(chunk));
+    if (this.hasBody) this.chunks.push(Buffer.from(chunk));
     cb();
   }
   override _destroy(err: Error | null, cb: (e?: Error | null) => void): void {
@@ -105,7 +117,7 @@ export function injectRequest(
   request: InjectRequest,
 ): Promise<InjectResponse> {
   const req = fakeRequest(request);
-  const res = new FakeResponse();
+  const res = new FakeResponse(req.method!);
   return new Promise<InjectResponse>((resolve) => {
     let settled = false;
     const done = (): void => {
