@@ -85,6 +85,7 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
           ...compileArgs(cls, methodName, mm, info, input.converters),
           negotiated: new Map(),
           writePlan: undefined,
+          variesByAccept: false,
         };
         routes.push(route);
         const key = compileTemplate(path).regex.source;
@@ -124,6 +125,10 @@ function pathEntry(routes: RouteMethod[]): PathEntry {
     const list = byMethod.get(r.httpMethod) ?? [];
     list.push(r);
     byMethod.set(r.httpMethod, list);
+  }
+  for (const list of byMethod.values()) {
+    const chosenByAccept = list.length > 1 && list.some((r) => r.produces.length > 0);
+    for (const r of list) r.variesByAccept = chosenByAccept || r.produces.length > 1;
   }
   const allow = new Set(byMethod.keys());
   if (allow.has('GET')) allow.add('HEAD');

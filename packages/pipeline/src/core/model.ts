@@ -59,6 +59,13 @@ export interface RouteMethod extends ResponseChains {
   readonly negotiated: Map<string, MediaType | null>;
   /** The route's last writer decision (write-entity.ts); written at request time. */
   writePlan: WritePlan | undefined;
+  /**
+   * The Accept header chose this route's media type (several `@Produces` types) or this route
+   * among others for the same path and HTTP method: its responses carry `Vary: Accept`, so a
+   * shared cache never answers one client with the representation another asked for. Set at
+   * build, when the path's routes are grouped (build-routes.ts `pathEntry`).
+   */
+  variesByAccept: boolean;
 }
 
 /** All methods sharing one path template. */

@@ -3,7 +3,7 @@ import type { ContainerRequestFilter, ContainerResponseContext, ContainerRespons
 import type { ContainerRequestContext } from '../../core/request-context.js';
 import { Response, type OutgoingHeaders } from '../../core/response.js';
 import { PreMatching, Priority } from '../../decorators/provider.js';
-import { appendVary } from './vary.js';
+import { appendVary } from '../../core/vary.js';
 
 /** Options of {@link CorsFilter}. The defaults give the three headers of the service spec. */
 export interface CorsOptions {

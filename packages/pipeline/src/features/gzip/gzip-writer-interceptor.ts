@@ -6,7 +6,7 @@ import { Priorities } from '../../core/priorities.js';
 import type { WriterInterceptor, WriterInterceptorContext } from '../../core/providers.js';
 import type { OutgoingHeaders } from '../../core/response.js';
 import { Priority } from '../../decorators/provider.js';
-import { appendVary } from '../cors/vary.js';
+import { appendVary } from '../../core/vary.js';
 import { acceptsGzip } from './accept-encoding.js';
 
 const gzipAsync = promisify(gzip);

@@ -5,7 +5,7 @@ import { Priorities } from '../../../src/core/priorities.js';
 import { ContainerRequestContext } from '../../../src/core/request-context.js';
 import { Response, type OutgoingHeaders } from '../../../src/core/response.js';
 import { CorsFilter } from '../../../src/features/cors/index.js';
-import { appendVary } from '../../../src/features/cors/vary.js';
+import { appendVary } from '../../../src/core/vary.js';
 
 function request(method: string, headers: IncomingHttpHeaders = {}): ContainerRequestContext {
   const fakeReq = { headers } as unknown as IncomingMessage;

@@ -1,4 +1,4 @@
-import type { OutgoingHeaders } from '../../core/response.js';
+import type { OutgoingHeaders } from './response.js';
 
 /**
  * Adds `fieldName` to the `Vary` response header unless it, or `*`, is already listed.
@@ -6,7 +6,7 @@ import type { OutgoingHeaders } from '../../core/response.js';
  * value, so the header leaves as a single line however many features add to it (CORS adds
  * `Origin`, gzip adds `Accept-Encoding`).
  *
- * Shared by the CORS and gzip features; a natural home later is `Response` itself.
+ * Shared by the CORS and gzip features and by content negotiation (`Vary: Accept`, send.ts).
  *
  * @example
  * appendVary(response.headers, 'Origin'); // vary: Origin

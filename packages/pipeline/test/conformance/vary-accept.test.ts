@@ -1,0 +1,94 @@
+/**
+ * `Vary: Accept` on responses whose representation the Accept header chose: several methods for
+ * one path and HTTP method told apart by `@Produces`, or one method producing several types.
+ * A route with one fixed type (or none) does not vary. Other features' Vary values are kept.
+ */
+import 'reflect-metadata';
+import { describe, expect, it } from 'vitest';
+import {
+  Application,
+  GET,
+  Path,
+  Produces,
+  type ContainerRequestContext,
+  type ContainerResponseContext,
+  type ContainerResponseFilter,
+} from '../../src/index.js';
+import { appendVary } from '../../src/core/vary.js';
+import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
+
+@Path('/doc')
+class Doc {
+  @GET()
+  @Produces('application/json')
+  json(): { format: string } {
+    return { format: 'json' };
+  }
+
+  @GET()
+  @Produces('text/plain')
+  text(): string {
+    return 'format: text';
+  }
+}
+
+@Path('/both')
+class Both {
+  @GET()
+  @Produces('application/json', 'text/plain')
+  get(): string {
+    return 'either';
+  }
+}
+
+@Path('/fixed')
+class Fixed {
+  @GET()
+  @Produces('application/json')
+  get(): { fixed: true } {
+    return { fixed: true };
+  }
+
+  @GET('/plain')
+  plain(): { plain: true } {
+    return { plain: true };
+  }
+}
+
+/** A response filter that already set a Vary value (as CORS does with Origin). */
+class VaryOrigin implements ContainerResponseFilter {
+  filterResponse(_req: ContainerRequestContext, res: ContainerResponseContext): void {
+    appendVary(res.headers, 'Origin');
+  }
+}
+
+describe.each(TRANSPORTS)('Vary: Accept (%s)', (transport) => {
+  const send = serveForSuite(transport, () => new Application({ resources: [Doc, Both, Fixed], providers: [VaryOrigin] }));
+
+  it('two methods told apart by @Produces: each answer varies on Accept', async () => {
+    const json = await send({ url: '/doc', headers: { accept: 'application/json' } });
+    const text = await send({ url: '/doc', headers: { accept: 'text/plain' } });
+    expect(json.json()).toEqual({ format: 'json' });
+    expect(text.text).toBe('format: text');
+    expect(json.headers.vary).toBe('Origin, Accept');
+    expect(text.headers.vary).toBe('Origin, Accept');
+  });
+
+  it('one method producing two types varies on Accept', async () => {
+    const r = await send({ url: '/both', headers: { accept: 'text/plain' } });
+    expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
+    expect(r.headers.vary).toBe('Origin, Accept');
+  });
+
+  it('a route with one type, or none, does not vary on Accept', async () => {
+    expect((await send('/fixed')).headers.vary).toBe('Origin');
+    expect((await send('/fixed/plain')).headers.vary).toBe('Origin');
+  });
+
+  it('no route chosen (a 406 from matching, a 404): no Vary: Accept', async () => {
+    const notAcceptable = await send({ url: '/doc', headers: { accept: 'image/png' } });
+    expect(notAcceptable.status).toBe(406);
+    expect(notAcceptable.headers.vary).toBe('Origin');
+    expect((await send('/nowhere')).headers.vary).toBe('Origin');
+  });
+});
