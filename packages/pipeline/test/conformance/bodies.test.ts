@@ -6,7 +6,7 @@ import { Readable } from 'node:stream';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Agent, request } from 'undici';
 import { Application, Entity, FormParam, GET, Path, POST, Produces, Response } from '../../src/index.js';
-import { start, TRANSPORTS, type Send, type Transport } from '../helpers/transports.js';
+import { start, serveForSuite, TRANSPORTS, type Send, type Transport } from '../helpers/transports.js';
 
 const LIMIT = 1024;
 const KiB = 1024;
@@ -197,10 +197,7 @@ async function eventually(cond: () => boolean): Promise<boolean> {
 }
 
 describe.each(TRANSPORTS)('writer choice by the full media type (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(build(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => build());
 
   it('a charset no writer can encode is a 500 before and after the same type without it was written', async () => {
     expect((await send('/b/utf16')).status).toBe(500); // no writer encodes UTF-16: never mislabelled
@@ -212,13 +209,7 @@ describe.each(TRANSPORTS)('writer choice by the full media type (%s)', (transpor
 
 describe.each(TRANSPORTS)('bodies (%s)', (transport) => {
   let app: Application;
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => {
-    app = build();
-    ({ send, stop } = await start(app, transport));
-  });
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => (app = build()));
   beforeEach(() => {
     methodCalls = 0;
   });

@@ -1,5 +1,5 @@
 // PIPELINE-RULES §2: which chains run. G = global providers, B = providers bound to the method.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   ContainerRequestContext,
@@ -19,7 +19,7 @@ import {
   type WriterInterceptor,
   type WriterInterceptorContext,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 const Bound = NameBinding('Bound');
 const log = (ctx: ContainerRequestContext, what: string): void => {
@@ -126,10 +126,7 @@ const app = (): Application =>
   });
 
 describe.each(TRANSPORTS)('which chains run (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(app(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => app());
 
   it('normal request: pre, G+B post filters, method, G+B response filters, G+B writer interceptors', async () => {
     const r = await send('/r?n=1');

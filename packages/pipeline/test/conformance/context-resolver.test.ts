@@ -1,7 +1,7 @@
 // ContextResolver<JsonOptions> (README "ContextResolver"): the JSON writer asks the resolvers for
 // options per entity type, so one class can be written indented, without nulls and with
 // epoch-millis dates while every other type keeps the compact default.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   GET,
@@ -14,7 +14,7 @@ import {
   type ContextResolver,
   type TypeToken,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 const AT = new Date('2024-05-06T07:08:09.010Z');
 
@@ -112,10 +112,7 @@ const app = (): Application =>
   }).register(new AuditJsonResolver(), { contextType: JsonOptions });
 
 describe.each(TRANSPORTS)('ContextResolver<JsonOptions> (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(app(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => app());
 
   it('the resolved class is written indented, without null properties, with epoch-millis dates', async () => {
     const r = await send('/r/report');

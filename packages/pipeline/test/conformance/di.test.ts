@@ -2,7 +2,7 @@
 // with constructor injection by token (@inject) and by class (design:paramtypes).
 import 'reflect-metadata'; // before tsyringe, which needs the Reflect polyfill at import time
 import { container as rootContainer, inject, injectable, type DependencyContainer } from 'tsyringe';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   ContainerRequestContext,
@@ -20,7 +20,7 @@ import {
   type WriterInterceptor,
   type WriterInterceptorContext,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 const CONFIG = Symbol('Config');
 interface Config {
@@ -148,18 +148,12 @@ describe('decorator metadata under vitest 4', () => {
 });
 
 describe.each(TRANSPORTS)('a user-supplied container (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
   let audit: Audit;
-  beforeAll(async () => {
+  const send = serveForSuite(transport, () => {
     const u = userContainer();
     audit = u.audit;
-    ({ send, stop } = await start(
-      new Application({ container: u.c, resources: RESOURCES, providers: PROVIDERS, logger: () => undefined }),
-      transport,
-    ));
+    return new Application({ container: u.c, resources: RESOURCES, providers: PROVIDERS, logger: () => undefined });
   });
-  afterAll(() => stop());
 
   it('resources receive the registered singletons', async () => {
     const before = audit.seen.length;

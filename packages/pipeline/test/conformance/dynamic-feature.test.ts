@@ -1,7 +1,7 @@
 // PIPELINE-RULES §3: DynamicFeature.configure(resourceInfo, context) runs once per resource method
 // at start-up; what it registers applies to that method only and joins the same sorted chains
 // (ties: global, then name-bound, then dynamic).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   Context,
@@ -23,7 +23,7 @@ import {
   type WriterInterceptor,
   type WriterInterceptorContext,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS, type Send } from '../helpers/transports.js';
 
 const Tagged = NameBinding<[string, number]>('Tagged');
 const Audited = NameBinding('Audited');
@@ -163,10 +163,7 @@ const ADMIN = ['g-1000', 'dyn-2500', 'g-3000', 'g-5000', 'dyn-5000', 'g-9000', '
 
 describe.each(TRANSPORTS)('DynamicFeature (%s)', (transport) => {
   const feature = new AdminFeature();
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(build(feature), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => build(feature));
 
   const trailOf = (r: Awaited<ReturnType<Send>>): string[] => String(r.headers['x-trail']).split(',');
 

@@ -1,5 +1,5 @@
 // PIPELINE-RULES §4: exception mapper choice, null → 204, mapper failures, carried responses, 405 Allow.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   BadRequestError,
@@ -14,7 +14,7 @@ import {
   type ContainerRequestContext,
   type ExceptionMapper,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 class DomainError extends Error {}
 class NotFoundDomain extends DomainError {}
@@ -100,10 +100,7 @@ const build = (mappers = true): Application =>
   });
 
 describe.each(TRANSPORTS)('exception mappers (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(build(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => build());
 
   it('uses the mapper of the error type itself', async () => {
     const r = await send('/m?e=domain');
@@ -140,10 +137,7 @@ describe.each(TRANSPORTS)('exception mappers (%s)', (transport) => {
 });
 
 describe.each(TRANSPORTS)('default mapper (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(build(false), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => build(false));
 
   it('HTTP errors keep their status and show 4xx messages', async () => {
     const r = await send('/m?e=bad');

@@ -1,5 +1,5 @@
 // PIPELINE-RULES §5: matching order 404 → 405 → 415 → 406, automatic HEAD/OPTIONS, templates, negotiation.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   Consumes,
@@ -15,7 +15,7 @@ import {
   Response,
   UriInfo,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 @Path('/users')
 class Users {
@@ -101,10 +101,7 @@ const build = (): Application =>
   new Application({ resources: [Users, Negotiation, ByType, HostCheck, ExplicitHead, Files], logger: () => undefined });
 
 describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(build(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => build());
 
   it('literal beats template; regex template beats default; trailing slash tolerated', async () => {
     expect((await send('/users/search')).text).toBe('search');

@@ -1,7 +1,7 @@
 // PIPELINE-RULES §7 and README "Observability": per-phase diagnostics_channel events and opt-in
 // tracing (X-Pipeline-Trace) listing the components that ran, in order.
 import diagnostics_channel from 'node:diagnostics_channel';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import {
   Application,
   CHANNEL_NAMES,
@@ -21,7 +21,7 @@ import {
   type WriterInterceptorContext,
 } from '../../src/index.js';
 import { deferred } from '../helpers/deferred.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { start, serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 class Boom extends Error {}
 
@@ -109,14 +109,8 @@ const names = (events: Event[]): string[] => events.map((e) => e.channel);
 const finishOf = (events: Event[]): Record<string, unknown> => events.find((e) => e.channel === 'finish')!.message;
 
 describe.each(TRANSPORTS)('diagnostics_channel events (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
+  const send = serveForSuite(transport, () => new Application({ resources: [Obs], providers: [BoomMapper], logger: () => undefined }));
   let rec: ReturnType<typeof recorder>;
-  beforeAll(
-    async () =>
-      ({ send, stop } = await start(new Application({ resources: [Obs], providers: [BoomMapper], logger: () => undefined }), transport)),
-  );
-  afterAll(() => stop());
   beforeEach(() => {
     rec = recorder();
   });
@@ -231,10 +225,7 @@ const tracedApp = (tracing: boolean): Application =>
   });
 
 describe.each(TRANSPORTS)('tracing (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(tracedApp(true), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => tracedApp(true));
 
   it('lists request filters, reader interceptors, reader, method, response filters, writer interceptors, writer in order', async () => {
     const r = await send({ method: 'POST', url: '/obs', body: { n: 7 } });

@@ -1,5 +1,5 @@
 // PIPELINE-RULES §1 and §3: the order of stages and providers, priorities, ties, binding, DynamicFeature.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   ContainerRequestContext,
@@ -21,7 +21,7 @@ import {
   type WriterInterceptor,
   type WriterInterceptorContext,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 const push = (ctx: ContainerRequestContext, s: string): void => {
   const l = (ctx.getProperty('order') as string[] | undefined) ?? [];
@@ -177,10 +177,7 @@ const build = (): Application =>
   }).register(Overridden, { priority: 3500 });
 
 describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(build(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => build());
 
   it('request filters ascend (extreme values included, explicit priority beats @Priority), ties: global before bound, then registration order; response filters descend', async () => {
     const r = await send('/o');

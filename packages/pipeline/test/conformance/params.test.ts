@@ -1,7 +1,7 @@
 // PIPELINE-RULES §6: parameter sources, conversion order (ParamConverterProvider, built-ins,
 // static fromString), @DefaultValue converted at start-up, failures → 400 naming the parameter
 // (README "Decisions" 3), @Context injection, one entity parameter at most.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   Context,
@@ -29,7 +29,7 @@ import {
   type ParamInfo,
   type TypeToken,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { start, serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 /** `undefined` does not survive JSON: show it as a marker so "missing" is asserted exactly. */
 const show = (v: unknown): unknown => (v === undefined ? '<undefined>' : v);
@@ -248,10 +248,7 @@ const app = (): Application =>
   });
 
 describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(app(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => app());
 
   it('path params are decoded and converted to the declared type', async () => {
     const r = await send('/p/path/42/hello%20world');

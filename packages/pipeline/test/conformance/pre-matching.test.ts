@@ -1,6 +1,6 @@
 // PIPELINE-RULES §1: a @PreMatching filter may change method, URI and headers before matching;
 // post-matching filters may not (JAX-RS 6.4: IllegalStateException → 500).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   Consumes,
@@ -14,7 +14,7 @@ import {
   QueryParam,
   type ContainerRequestFilter,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 @PreMatching()
 class MethodOverride implements ContainerRequestFilter {
@@ -54,20 +54,15 @@ class Items {
 }
 
 describe.each(TRANSPORTS)('pre-matching rewrites (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(
-    async () =>
-      ({ send, stop } = await start(
-        new Application({
-          resources: [Items],
-          providers: [MethodOverride, VersionPrefix, LateRewrite],
-          logger: () => undefined,
-        }),
-        transport,
-      )),
+  const send = serveForSuite(
+    transport,
+    () =>
+      new Application({
+        resources: [Items],
+        providers: [MethodOverride, VersionPrefix, LateRewrite],
+        logger: () => undefined,
+      }),
   );
-  afterAll(() => stop());
 
   it('a pre-matching filter changes the method before matching (X-HTTP-Method-Override)', async () => {
     const r = await send({ method: 'POST', url: '/items', headers: { 'x-http-method-override': 'PUT' }, body: { a: 1 } });

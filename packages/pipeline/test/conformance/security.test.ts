@@ -1,7 +1,7 @@
 // PIPELINE-RULES §7 and §3: an authentication filter sets the SecurityContext; RolesAllowedFeature
 // (a DynamicFeature) enforces RolesAllowed / PermitAll / DenyAll: 401 + WWW-Authenticate without
 // a caller, 403 without the role; the method's annotation replaces the class's.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   Application,
   Context,
@@ -20,7 +20,7 @@ import {
   SecurityContext,
   type ContainerRequestFilter,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS, type Send } from '../helpers/transports.js';
 
 /** `Authorization: Bearer <name>:<ROLE,ROLE>`; a malformed token is a 401 of its own. */
 @Priority(Priorities.AUTHENTICATION)
@@ -124,10 +124,7 @@ const USER = as('bob:USER');
 const OPS = as('olga:OPS');
 
 describe.each(TRANSPORTS)('security (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(app(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => app());
 
   const get = (url: string, headers: Record<string, string> = {}, method = 'GET'): ReturnType<Send> => send({ method, url, headers });
 

@@ -1,6 +1,6 @@
 // Entity validation in the VALIDATION (6000) slot: after every request filter and the reader
 // (interceptors included), before the method; every violation listed with its field path (400).
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   Application,
   ContainerRequestContext,
@@ -25,7 +25,7 @@ import {
   type ReaderInterceptor,
   type ReaderInterceptorContext,
 } from '../../src/index.js';
-import { start, TRANSPORTS, type Send } from '../helpers/transports.js';
+import { serveForSuite, TRANSPORTS, type Send } from '../helpers/transports.js';
 
 class Address {
   @NotBlank() city!: string;
@@ -121,10 +121,7 @@ const valid = {
 };
 
 describe.each(TRANSPORTS)('validation (%s)', (transport) => {
-  let send: Send;
-  let stop: () => Promise<void>;
-  beforeAll(async () => ({ send, stop } = await start(app(), transport)));
-  afterAll(() => stop());
+  const send = serveForSuite(transport, () => app());
   beforeEach(() => {
     methodCalls = 0;
   });

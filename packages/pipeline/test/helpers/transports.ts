@@ -1,4 +1,5 @@
 import { request as undiciRequest, Agent } from 'undici';
+import { afterAll, beforeAll } from 'vitest';
 import type { Application } from '../../src/index.js';
 
 /** A response as both transports report it. */
@@ -68,5 +69,42 @@ export async function start(app: Application, transport: Transport): Promise<{ s
       };
     },
     stop: () => app.close(2000),
+  };
+}
+
+/**
+ * Serves one application for every test of the calling `describe` over `transport`: registers a
+ * `beforeAll` hook that builds the app with `makeApp` and {@link start}s it, and an `afterAll` hook
+ * that stops it, so a conformance suite needs one line instead of its own hooks and variables.
+ *
+ * Call it directly in a `describe` body (not inside a test or hook). The app is built in the hook,
+ * not at the call, so `makeApp` may also assign objects the tests inspect (an audit log, a
+ * container) to variables of the suite. The returned {@link Send} forwards to the running app; it
+ * rejects with an explanatory error when used before `beforeAll` started the app or after
+ * `afterAll` stopped it, rather than failing later on an `undefined` sender.
+ *
+ * @param transport where requests go: `inject` in-process, or undici over a loopback socket.
+ * @param makeApp builds the application; called once per suite, inside `beforeAll`.
+ * @returns a sender bound to the suite's application.
+ */
+export function serveForSuite(transport: Transport, makeApp: () => Application | Promise<Application>): Send {
+  let running: { send: Send; stop: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    running = await start(await makeApp(), transport);
+  });
+  afterAll(async () => {
+    // Cleared first so a send() from a late callback meets the clear error, not a closed server.
+    const stopping = running;
+    running = undefined;
+    await stopping?.stop();
+  });
+  return async (req) => {
+    if (!running) {
+      throw new Error(
+        `serveForSuite(${transport}): send() was called while the app is not running; it starts in the ` +
+          "suite's beforeAll and stops in its afterAll, so send only from tests (or their hooks) of that describe",
+      );
+    }
+    return running.send(req);
   };
 }
