@@ -31,11 +31,15 @@ const PROBES: Record<string, { path: string; status: number }> = {
   '11-context-resolver': { path: '/api/status', status: 200 },
   '12-streaming': { path: '/api/export?rows=3', status: 200 },
   '13-testing': { path: '/api/profile', status: 200 },
+  '14-observability': { path: '/api/metrics', status: 200 },
+  '15-dependency-injection': { path: '/api/scope/request', status: 200 },
+  '16-limits-and-shutdown': { path: '/api/limits', status: 200 },
+  '17-routing': { path: '/items/42', status: 200 },
 };
 
 /** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
 const expectAllExamples = (): void => {
-  expect(exampleDirs).toHaveLength(13);
+  expect(exampleDirs).toHaveLength(17);
   expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
 };
 
