@@ -205,7 +205,9 @@ export class Application {
         if (rt.state.inflight === 0) r();
         else rt.state.onIdle = r;
       });
-      const timer = setTimeout(() => server?.closeAllConnections(), deadlineMs);
+      // At the deadline: cut our server's connections. Without a server of our own (`handler` on
+      // someone else's server, `inject`) the connections are not ours to cut: stop waiting.
+      const timer = setTimeout(() => (server === undefined ? resolve() : server.closeAllConnections()), deadlineMs);
       timer.unref();
       if (server === undefined) {
         void idle.then(() => {

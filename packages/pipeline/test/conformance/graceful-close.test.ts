@@ -220,6 +220,18 @@ describe('graceful close in-process (inject)', () => {
     await closing;
   });
 
+  it('without a server of its own, close() stops waiting at the deadline for a request that never finishes', async () => {
+    const app = newApp();
+    hangEntered = deferred();
+    void app.inject('/hang');
+    await hangEntered.promise;
+    const closing = app.close(50);
+    const flag = settledFlag(closing);
+    expect((await app.inject('/fast')).status).toBe(503);
+    expect(flag.settled).toBe(false);
+    await closing; // would never settle before the fix: nothing in flight ever finished
+  });
+
   it('close() on an application with nothing in flight resolves at once', async () => {
     const app = newApp();
     await app.close();
