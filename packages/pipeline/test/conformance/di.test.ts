@@ -190,3 +190,48 @@ describe('the default container', () => {
     }
   });
 });
+
+/** Needs a constructor argument tsyringe cannot build (no `@injectable()` on the class). */
+class Unbuildable {
+  constructor(readonly greeter: Greeter) {}
+}
+@RequestScoped()
+@Path('/unbuildable')
+class UnbuildableResource {
+  constructor(readonly dep: Unbuildable) {}
+  @GET() get(): string {
+    return 'never';
+  }
+}
+
+@Path('/unbuildable-singleton')
+class UnbuildableSingleton {
+  constructor(readonly dep: Unbuildable) {}
+  @GET() get(): string {
+    return 'never';
+  }
+}
+
+describe('a per-request resource that cannot be resolved (README, "Dependency injection")', () => {
+  it('build() succeeds; each request answers 500 and the cause goes to the logger', async () => {
+    const logged: unknown[] = [];
+    const app = new Application({
+      container: rootContainer.createChildContainer(),
+      resources: [UnbuildableResource],
+      logger: (e) => logged.push(e),
+    });
+    expect(() => app.build()).not.toThrow();
+    for (let i = 1; i <= 2; i++) {
+      const r = await app.inject('/unbuildable');
+      expect(r.status).toBe(500);
+      expect(r.json()).toEqual({ status: 500, error: 'Internal Server Error', code: 'HTTP_500' });
+      expect(logged).toHaveLength(i);
+      expect(String((logged[i - 1] as Error).message)).toContain('UnbuildableResource');
+    }
+  });
+
+  it('the same dependency in a singleton resource fails at build()', () => {
+    const app = new Application({ container: rootContainer.createChildContainer(), resources: [UnbuildableSingleton] });
+    expect(() => app.build()).toThrow(/UnbuildableSingleton/);
+  });
+});
