@@ -208,7 +208,9 @@ export class Application {
       // At the deadline: cut our server's connections. Without a server of our own (`handler` on
       // someone else's server, `inject`) the connections are not ours to cut: stop waiting.
       const timer = setTimeout(() => (server === undefined ? resolve() : server.closeAllConnections()), deadlineMs);
-      timer.unref();
+      // Only our server's timer may let the process exit early; without one, the timer is what
+      // settles close() for a request that never ends (idle settles it sooner and clears it).
+      if (server !== undefined) timer.unref();
       if (server === undefined) {
         void idle.then(() => {
           clearTimeout(timer);

@@ -119,6 +119,11 @@ function mediaTypes(list: readonly string[] | undefined, info: ResourceInfo): Me
     });
 }
 
+/** Several `@Produces` types, or a wildcard one (`text/*`): Accept decides the response's type. */
+function negotiatesType(produces: readonly MediaType[]): boolean {
+  return produces.length > 1 || (produces.length === 1 && (produces[0]!.type === '*' || produces[0]!.subtype === '*'));
+}
+
 function pathEntry(routes: RouteMethod[]): PathEntry {
   const byMethod = new Map<string, RouteMethod[]>();
   for (const r of routes) {
@@ -127,8 +132,10 @@ function pathEntry(routes: RouteMethod[]): PathEntry {
     byMethod.set(r.httpMethod, list);
   }
   for (const list of byMethod.values()) {
-    const chosenByAccept = list.length > 1 && list.some((r) => r.produces.length > 0);
-    for (const r of list) r.variesByAccept = chosenByAccept || r.produces.length > 1;
+    // Accept picks among these methods only if their @Produces differ (not when @Consumes alone tells them apart).
+    const key = (r: RouteMethod): string => r.produces.map((m) => m.essence).join(',');
+    const chosenByAccept = list.some((r) => key(r) !== key(list[0]!));
+    for (const r of list) r.variesByAccept = chosenByAccept || negotiatesType(r.produces);
   }
   const allow = new Set(byMethod.keys());
   if (allow.has('GET')) allow.add('HEAD');

@@ -60,10 +60,10 @@ export interface RouteMethod extends ResponseChains {
   /** The route's last writer decision (write-entity.ts); written at request time. */
   writePlan: WritePlan | undefined;
   /**
-   * The Accept header chose this route's media type (several `@Produces` types) or this route
-   * among others for the same path and HTTP method: its responses carry `Vary: Accept`, so a
-   * shared cache never answers one client with the representation another asked for. Set at
-   * build, when the path's routes are grouped (build-routes.ts `pathEntry`).
+   * The Accept header chose this route's media type (several or wildcard `@Produces` types) or
+   * this route among others with different `@Produces` for the same path and HTTP method: its
+   * responses carry `Vary: Accept`. Set at build, when the path's routes are grouped
+   * (build-routes.ts `pathEntry`).
    */
   variesByAccept: boolean;
 }

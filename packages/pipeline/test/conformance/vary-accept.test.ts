@@ -8,7 +8,9 @@ import { describe, expect, it } from 'vitest';
 import {
   Application,
   GET,
+  Consumes,
   Path,
+  POST,
   Produces,
   type ContainerRequestContext,
   type ContainerResponseContext,
@@ -55,6 +57,33 @@ class Fixed {
   }
 }
 
+@Path('/text')
+class AnyText {
+  @GET()
+  @Produces('text/*')
+  get(): string {
+    return 'some text';
+  }
+}
+
+/** Two POSTs told apart by @Consumes alone: Accept chooses nothing here. */
+@Path('/ingest')
+class Ingest {
+  @POST()
+  @Consumes('application/json')
+  @Produces('application/json')
+  json(): { from: string } {
+    return { from: 'json' };
+  }
+
+  @POST()
+  @Consumes('text/plain')
+  @Produces('application/json')
+  text(): { from: string } {
+    return { from: 'text' };
+  }
+}
+
 /** A response filter that already set a Vary value (as CORS does with Origin). */
 class VaryOrigin implements ContainerResponseFilter {
   filterResponse(_req: ContainerRequestContext, res: ContainerResponseContext): void {
@@ -63,7 +92,7 @@ class VaryOrigin implements ContainerResponseFilter {
 }
 
 describe.each(TRANSPORTS)('Vary: Accept (%s)', (transport) => {
-  const send = serveForSuite(transport, () => new Application({ resources: [Doc, Both, Fixed], providers: [VaryOrigin] }));
+  const send = serveForSuite(transport, () => new Application({ resources: [Doc, Both, Fixed, AnyText, Ingest], providers: [VaryOrigin] }));
 
   it('two methods told apart by @Produces: each answer varies on Accept', async () => {
     const json = await send({ url: '/doc', headers: { accept: 'application/json' } });
@@ -78,6 +107,18 @@ describe.each(TRANSPORTS)('Vary: Accept (%s)', (transport) => {
     const r = await send({ url: '/both', headers: { accept: 'text/plain' } });
     expect(r.headers['content-type']).toBe('text/plain; charset=utf-8');
     expect(r.headers.vary).toBe('Origin, Accept');
+  });
+
+  it('a wildcard @Produces (text/*) varies on Accept', async () => {
+    const r = await send({ url: '/text', headers: { accept: 'text/html' } });
+    expect(r.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(r.headers.vary).toBe('Origin, Accept');
+  });
+
+  it('methods told apart by @Consumes alone (same @Produces) do not vary on Accept', async () => {
+    const r = await send({ method: 'POST', url: '/ingest', headers: { 'content-type': 'text/plain' }, body: 'x' });
+    expect(r.json()).toEqual({ from: 'text' });
+    expect(r.headers.vary).toBe('Origin');
   });
 
   it('a route with one type, or none, does not vary on Accept', async () => {
