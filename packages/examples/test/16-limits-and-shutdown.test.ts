@@ -56,6 +56,11 @@ describe('16 limits and shutdown', { timeout: 10_000 }, () => {
     pause = new HeldPause();
     app = createApp(pause);
     const server = createOwnServer(app).listen(0, '127.0.0.1');
+    // A failed assertion before shutdown() must not leak the listener: app.close() cannot close it.
+    cleanup.push(() => {
+      server.closeAllConnections();
+      return server.listening ? new Promise<void>((r) => server.close(() => r())) : undefined;
+    });
     await once(server, 'listening');
     return { server, url: `http://127.0.0.1:${portOf(server)}` };
   };

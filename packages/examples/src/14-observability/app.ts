@@ -133,8 +133,11 @@ export class MetricsResource {
 
 /** Options of {@link createApp}. */
 export interface ObservabilityOptions {
-  /** Where counters go; default a new one, subscribed for the life of the process (as main.ts wants). */
-  metrics?: PipelineMetrics;
+  /**
+   * Where counters go. Required: a `PipelineMetrics` subscribes to process-wide channels until
+   * `close()`, so whoever creates it owns it (main.ts for the process, each test for itself).
+   */
+  metrics: PipelineMetrics;
   /**
    * Default true for the demo. Turn it off in production: tracing costs an array per request,
    * and the header tells every client the class names of your providers.
@@ -143,9 +146,9 @@ export interface ObservabilityOptions {
 }
 
 /** The application: orders, metrics, two filters and a mapper, traced. */
-export function createApp(options: ObservabilityOptions = {}): Application {
+export function createApp(options: ObservabilityOptions): Application {
   const container = rootContainer.createChildContainer();
-  container.registerInstance(PipelineMetrics, options.metrics ?? new PipelineMetrics({ accessLog: console.log }));
+  container.registerInstance(PipelineMetrics, options.metrics);
   return new Application({
     container,
     resources: [OrdersResource, MetricsResource],

@@ -1,5 +1,6 @@
 // Run: pnpm --filter @jaxrs-node/examples start observability
 import { serve } from '../shared/serve.js';
-import { createApp } from './app.js';
+import { createApp, PipelineMetrics } from './app.js';
 
-await serve(createApp());
+// One subscriber for the life of the process, printing an access line per request.
+await serve(createApp({ metrics: new PipelineMetrics({ accessLog: console.log }) }));

@@ -11,8 +11,9 @@
  *   of the server, not of the handler, so {@link createOwnServer} copies them from `app.limits`;
  *   `bodyLimit` is enforced by the pipeline itself and applies either way;
  * - the shutdown: `app.close()` knows no server here, so it only answers new requests with 503,
- *   adds `Connection: close` to in-flight responses, and resolves once nothing is in flight (it
- *   does not cut at its deadline); {@link shutdown} stops the listener and cuts connections itself.
+ *   adds `Connection: close` to in-flight responses, and resolves once nothing is in flight or at
+ *   its deadline, whichever comes first (it cannot cut connections it does not own);
+ *   {@link shutdown} stops the listener and cuts connections itself.
  */
 import { createServer, type Server } from 'node:http';
 import type { Application } from '@jaxrs-node/pipeline';
@@ -49,10 +50,11 @@ export async function shutdown(app: Application, server: Server, deadlineMs = ap
   const closed = new Promise<void>((resolve) => server.close(() => resolve()));
   const cut = setTimeout(() => server.closeAllConnections(), deadlineMs);
   let linger: NodeJS.Timeout | undefined;
-  // Not awaited: with a request that never ends it never resolves (the deadline is ours here).
+  // Not awaited: the server closing is what we wait for. close() settles when nothing is in
+  // flight or at the deadline; in the first case, a connection that never sent a request is not
+  // "idle" to Node and would hold server.close() until the deadline: let the last responses
+  // flush, then cut what is left (at the deadline, `cut` does the same).
   void app.close(deadlineMs).then(() => {
-    // Nothing in flight. A connection that never sent a request is not "idle" to Node and would
-    // hold close() until the deadline: let the last responses flush, then cut what is left.
     linger = setTimeout(() => server.closeAllConnections(), Math.min(LINGER_MS, deadlineMs)).unref();
   });
   try {

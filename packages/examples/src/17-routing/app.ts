@@ -11,7 +11,8 @@
  *   curl -H 'Accept: text/plain;q=0.8, application/json;q=0.8' localhost:3000/items/42
  *                                                 → getJson    (equal q: the server's qs decides)
  *   curl -i -X POST localhost:3000/items/42       → 405, Allow: DELETE, GET, HEAD, OPTIONS, PUT
- *   curl -i -X DELETE localhost:3000/items/towel  → 405, Allow: GET, HEAD, OPTIONS (strict matching)
+ *                                                   ({id: \d+} matched: {name}'s POST is never tried)
+ *   curl -X POST localhost:3000/items/towel       → wishByName (only {name} has a POST)
  *   curl -i localhost:3000/nothing                → 404
  *   curl -i -X PUT -H 'Content-Type: text/plain' -d x localhost:3000/items/42  → 415
  *   curl -i -H 'Accept: application/xml' localhost:3000/items/42               → 406
@@ -34,6 +35,7 @@ import {
   NotFoundError,
   Path,
   PathParam,
+  POST,
   Produces,
   PUT,
   QueryParam,
@@ -69,7 +71,8 @@ export interface Answer {
  * Version 1. Three templates share the `/items/` prefix; for `/items/42` the JAX-RS sort
  * (literal characters, then variables, then variables with their own regex, all descending)
  * puts `search` first, then `{id: \d+}`, then `{name}`. The first that matches decides the
- * available methods: `{name}` is never tried for `/items/42`, even for a DELETE (strict, 405).
+ * available methods: `{name}` is never tried for `/items/42`, so its POST answers `/items/towel`
+ * but a POST to `/items/42` is a 405 listing `{id: \d+}`'s methods (strict matching).
  */
 @Path('/items')
 export class ItemsResource {
@@ -115,7 +118,13 @@ export class ItemsResource {
     return { answeredBy: 'remove', id, name: nameOf(id) };
   }
 
-  /** Any other single segment: the least specific template, GET only. */
+  /** A method only `{name}` has: reachable only by paths that `{id: \d+}` does not match. */
+  @POST('{name}')
+  wishByName(@PathParam('name') name: string): Answer {
+    return { answeredBy: 'wishByName', name };
+  }
+
+  /** Any other single segment: the least specific template. */
   @GET('{name}')
   byName(@PathParam('name') name: string): Answer {
     const hit = [...CATALOGUE].find(([, n]) => n === name);

@@ -17,7 +17,7 @@ import {
 /** The methods a POST may turn into. Upper case: the header is compared after `toUpperCase()`. */
 export const OVERRIDABLE_METHODS: readonly string[] = ['PUT', 'PATCH', 'DELETE'];
 
-/** The header clients behind proxies or HTML forms send when they can only speak GET and POST. */
+/** The header clients send when a proxy or their HTTP library lets only GET and POST through. */
 export const METHOD_OVERRIDE_HEADER = 'x-http-method-override';
 
 /**
