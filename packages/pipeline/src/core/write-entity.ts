@@ -10,6 +10,7 @@ import { nameOf } from './request-filters.js';
 import { isThenable, type Step } from './thenable.js';
 import { send } from './send.js';
 import { typeName } from './type-name.js';
+import { appendVary } from './vary.js';
 
 /**
  * Writes the response: writer interceptors (ascending) around the MessageBodyWriter, which is
@@ -21,11 +22,13 @@ export function writeResponse(ex: Exchange, response: Response, interceptors: re
   const type = typeOf(response);
   if (interceptors.length === 0) {
     const plan = planFor(ex, response, type);
+    if (plan.variesByAccept) appendVary(response.headers, 'Accept');
     response.headers['content-type'] = plan.contentType;
     const body = plan.writer.writeTo(response.entity, type, plan.mediaType, { request: ex, response });
     if (isThenable(body)) return Promise.resolve(body).then((b) => send(ex, response, b));
     return send(ex, response, body);
   }
+  if (writersNegotiated(ex, response, type)) appendVary(response.headers, 'Accept');
   const mediaType = responseMediaType(ex, response, type);
   const ctx = new WriteCtx(ex, response, type, mediaType, interceptors);
   return ctx.proceed().then(() => send(ex, response, ctx.body));
@@ -41,6 +44,8 @@ export interface WritePlan {
   readonly mediaType: MediaType;
   readonly writer: MessageBodyWriter;
   readonly contentType: string;
+  /** Accept chose among the writers' types (see {@link writersNegotiated}): send `Vary: Accept`. */
+  readonly variesByAccept: boolean;
 }
 
 /**
@@ -59,6 +64,7 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
     const p = route.writePlan;
     if (p !== undefined && p.type === type && p.produced === produced && (p.accept === accept || isConcrete(produced))) return p;
   }
+  const variesByAccept = writersNegotiated(ex, response, type);
   const mediaType = responseMediaType(ex, response, type);
   const plan: WritePlan = {
     type,
@@ -67,9 +73,21 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
     mediaType,
     writer: selectWriter(ex, type, mediaType),
     contentType: contentTypeOf(mediaType),
+    variesByAccept,
   };
   if (cacheable) route.writePlan = plan;
   return plan;
+}
+
+/**
+ * Will {@link responseMediaType} pick the type by negotiating Accept against the writers' types
+ * for this entity, with more than one to pick from (a string: `text/plain` or JSON)? Then the
+ * response varies on Accept (README decision 14). Not when a Content-Type was set or the route
+ * negotiated a concrete `@Produces` type (the route's own Vary covers the rest, send.ts).
+ */
+function writersNegotiated(ex: Exchange, response: Response, type: TypeToken): boolean {
+  if (response.headers['content-type'] !== undefined || isConcrete(ex.responseMediaType)) return false;
+  return writerMediaTypes(ex, type).length > 1;
 }
 
 /**

@@ -55,6 +55,12 @@ class Fixed {
   plain(): { plain: true } {
     return { plain: true };
   }
+
+  /** No @Produces, a string: the writers offer text/plain and JSON, so Accept decides. */
+  @GET('/string')
+  string(): string {
+    return 'hello';
+  }
 }
 
 @Path('/text')
@@ -119,6 +125,15 @@ describe.each(TRANSPORTS)('Vary: Accept (%s)', (transport) => {
     const r = await send({ method: 'POST', url: '/ingest', headers: { 'content-type': 'text/plain' }, body: 'x' });
     expect(r.json()).toEqual({ from: 'text' });
     expect(r.headers.vary).toBe('Origin');
+  });
+
+  it('no @Produces, but the writers offer several types for the entity (a string): varies on Accept', async () => {
+    const text = await send('/fixed/string');
+    const json = await send({ url: '/fixed/string', headers: { accept: 'application/json' } });
+    expect([text.headers['content-type'], text.text]).toEqual(['text/plain; charset=utf-8', 'hello']);
+    expect([json.headers['content-type'], json.text]).toEqual(['application/json', '"hello"']);
+    expect(text.headers.vary).toBe('Origin, Accept');
+    expect(json.headers.vary).toBe('Origin, Accept');
   });
 
   it('a route with one type, or none, does not vary on Accept', async () => {
