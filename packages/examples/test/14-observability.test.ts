@@ -112,10 +112,8 @@ describe('14 observability: diagnostics_channel metrics and X-Pipeline-Trace', (
       mapped: {},
     });
     expect(again.inFlight).toBe(1);
-  });
 
-  it('the access log has one line per finished request, with its duration', () => {
-    expect(log.length).toBeGreaterThanOrEqual(9);
+    // The access log: one line per finished request, in order, with its duration.
     expect(log.slice(0, 7).map((l) => l.replace(/ \d+\.\d{2}ms$/, ' <ms>'))).toEqual([
       'GET /api/orders/1 200 <ms>',
       'GET /api/orders/1 200 <ms>',
