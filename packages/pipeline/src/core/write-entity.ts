@@ -28,7 +28,6 @@ export function writeResponse(ex: Exchange, response: Response, interceptors: re
     if (isThenable(body)) return Promise.resolve(body).then((b) => send(ex, response, b));
     return send(ex, response, body);
   }
-  if (writersNegotiated(ex, response, type)) appendVary(response.headers, 'Accept');
   const mediaType = responseMediaType(ex, response, type);
   const ctx = new WriteCtx(ex, response, type, mediaType, interceptors);
   return ctx.proceed().then(() => send(ex, response, ctx.body));
@@ -44,7 +43,10 @@ export interface WritePlan {
   readonly mediaType: MediaType;
   readonly writer: MessageBodyWriter;
   readonly contentType: string;
-  /** Accept chose among the writers' types (see {@link writersNegotiated}): send `Vary: Accept`. */
+  /**
+   * Accept chose among the writers' types: {@link responseMediaType} added `Vary: Accept` when the
+   * plan was made, and each reuse of the plan adds it again.
+   */
   readonly variesByAccept: boolean;
 }
 
@@ -64,7 +66,9 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
     const p = route.writePlan;
     if (p !== undefined && p.type === type && p.produced === produced && (p.accept === accept || isConcrete(produced))) return p;
   }
-  const variesByAccept = writersNegotiated(ex, response, type);
+  // For a plan that will be reused (no explicit Content-Type, not failing) this is exactly when
+  // responseMediaType negotiates among several writer types; others are never reused.
+  const variesByAccept = cacheable && !isConcrete(produced) && writerMediaTypes(ex, type).length > 1;
   const mediaType = responseMediaType(ex, response, type);
   const plan: WritePlan = {
     type,
@@ -77,17 +81,6 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
   };
   if (cacheable) route.writePlan = plan;
   return plan;
-}
-
-/**
- * Will {@link responseMediaType} pick the type by negotiating Accept against the writers' types
- * for this entity, with more than one to pick from (a string: `text/plain` or JSON)? Then the
- * response varies on Accept (README decision 14). Not when a Content-Type was set or the route
- * negotiated a concrete `@Produces` type (the route's own Vary covers the rest, send.ts).
- */
-function writersNegotiated(ex: Exchange, response: Response, type: TypeToken): boolean {
-  if (response.headers['content-type'] !== undefined || isConcrete(ex.responseMediaType)) return false;
-  return writerMediaTypes(ex, type).length > 1;
 }
 
 /**
@@ -163,6 +156,9 @@ export function responseMediaType(ex: Exchange, response: Response, type: TypeTo
     if (!failing || findWriter(ex, type, routeType) !== undefined) return routeType;
   }
   const candidates = writerMediaTypes(ex, type);
+  // Accept picks among several writer types (a string: text/plain or JSON): caches must key on it
+  // (README decision 14). Every caller (plans, interceptors, the testing helpers) gets it here.
+  if (candidates.length > 1) appendVary(response.headers, 'Accept');
   const chosen = negotiate(ex.acceptableMediaTypes, candidates);
   if (chosen !== undefined && chosen.type !== '*' && chosen.subtype !== '*') return chosen;
   // An error response must still go out even when Accept excludes every type (RFC 9110 §15.5.7 allows it).

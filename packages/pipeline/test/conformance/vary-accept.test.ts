@@ -15,7 +15,10 @@ import {
   type ContainerRequestContext,
   type ContainerResponseContext,
   type ContainerResponseFilter,
+  type WriterInterceptor,
+  type WriterInterceptorContext,
 } from '../../src/index.js';
+import { createRequestContext, runWriterInterceptors } from '../../src/testing/index.js';
 import { appendVary } from '../../src/core/vary.js';
 import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
@@ -146,5 +149,30 @@ describe.each(TRANSPORTS)('Vary: Accept (%s)', (transport) => {
     expect(notAcceptable.status).toBe(406);
     expect(notAcceptable.headers.vary).toBe('Origin');
     expect((await send('/nowhere')).headers.vary).toBe('Origin');
+  });
+});
+
+/** Passes the body through: routes take the writer-interceptor path instead of the cached plan. */
+class PassThrough implements WriterInterceptor {
+  aroundWriteTo(ctx: WriterInterceptorContext): Promise<void> {
+    return ctx.proceed();
+  }
+}
+
+describe.each(TRANSPORTS)('Vary: Accept with a writer interceptor (%s)', (transport) => {
+  const send = serveForSuite(transport, () => new Application({ resources: [Fixed], providers: [PassThrough] }));
+
+  it('writer negotiation varies on Accept on the interceptor path too; one writer does not', async () => {
+    const json = await send({ url: '/fixed/string', headers: { accept: 'application/json' } });
+    expect([json.text, json.headers.vary]).toEqual(['"hello"', 'Accept']);
+    expect((await send('/fixed/plain')).headers.vary).toBeUndefined();
+  });
+});
+
+describe('Vary: Accept in the testing helpers (parity with the application)', () => {
+  it('runWriterInterceptors negotiating a string against Accept adds it', async () => {
+    const request = createRequestContext({ headers: { accept: 'application/json' } });
+    const out = await runWriterInterceptors([], { entity: 'hello', mediaType: '*/*', request });
+    expect([out.body.toString(), out.response.headers.vary]).toEqual(['"hello"', 'Accept']);
   });
 });
