@@ -52,10 +52,10 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
       if (mm.httpMethods.length === 0) continue;
       const fn = (cls.prototype as Record<string, unknown>)[methodName];
       if (typeof fn !== 'function') continue;
+      const path = joinPaths(meta.path, mm.path);
+      const bindings = new Map(meta.bindings);
+      for (const [k, v] of mm.bindings) bindings.set(k, v);
       for (const httpMethod of mm.httpMethods) {
-        const path = joinPaths(meta.path, mm.path);
-        const bindings = new Map(meta.bindings);
-        for (const [k, v] of mm.bindings) bindings.set(k, v);
         const info = new ResourceInfo(cls, methodName, httpMethod, path, bindings);
         const dynamic: ProviderEntry[] = [];
         const fctx: FeatureContext = {

@@ -2,7 +2,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../decorators/binding.js';
 import { buildRoutes } from './build-routes.js';
 import { findClassMeta } from './metadata.js';
-import { splitBodyProviders, type BodyProviders, type MapperEntry, type PathEntry, type RouteMethod } from './model.js';
+import { bodyProviders, splitBodyProviders, type BodyProviders, type MapperEntry, type PathEntry, type RouteMethod } from './model.js';
 import { DEFAULT_PRIORITY } from './priorities.js';
 import { ascending, descending, has, instances, withMethod, type ProviderEntry, type RegistrationOptions } from './provider-entry.js';
 import type {
@@ -122,10 +122,10 @@ export function buildModel(input: BuildInput): BuiltModel {
   const global = (list: ProviderEntry[]): ProviderEntry[] => list.filter((p) => p.rank === 0);
 
   const defaults = splitBodyProviders(input.defaultProviders(contextResolvers.length === 0 ? undefined : resolveContext));
-  const body: BodyProviders = {
-    readers: [...instances<MessageBodyReader>(withMethod(providers, 'readFrom')), ...defaults.readers],
-    writers: [...instances<MessageBodyWriter>(withMethod(providers, 'writeTo')), ...defaults.writers],
-  };
+  const body = bodyProviders(
+    [...instances<MessageBodyReader>(withMethod(providers, 'readFrom')), ...defaults.readers],
+    [...instances<MessageBodyWriter>(withMethod(providers, 'writeTo')), ...defaults.writers],
+  );
   const mappers: MapperEntry[] = withMethod(providers, 'toResponse')
     .sort(ascending)
     .map((p) => {

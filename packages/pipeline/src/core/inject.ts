@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable, Writable } from 'node:stream';
+import { noBodyStatus } from './send.js';
 
 /** A request for {@link injectRequest}: no socket, the whole pipeline. */
 export interface InjectRequest {
@@ -45,7 +46,7 @@ class FakeResponse extends Writable {
   writeHead(status: number, headers?: Record<string, string | number | string[]>): this {
     if (this.headersSent) throw new Error('ERR_HTTP_HEADERS_SENT');
     this.statusCode = status;
-    if (status === 204 || status === 304 || (status >= 100 && status < 200)) this.hasBody = false;
+    if (noBodyStatus(status)) this.hasBody = false;
     for (const k in headers) {
       const v = headers[k]!;
       this.sentHeaders[k.toLowerCase()] = Array.isArray(v) ? v.map(String) : String(v);

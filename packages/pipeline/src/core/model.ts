@@ -1,4 +1,6 @@
 import type { MediaType } from './media-type.js';
+import { ProviderCache } from './provider-cache.js';
+import { has } from './provider-entry.js';
 import type {
   Constructor,
   ContainerRequestFilter,
@@ -90,14 +92,24 @@ export interface MapperEntry {
 export interface BodyProviders {
   readonly readers: readonly MessageBodyReader[];
   readonly writers: readonly MessageBodyWriter[];
+  /** Remembered reader choices by (type, media type) (read-entity.ts `selectReader`). */
+  readonly readerChoices: ProviderCache<MessageBodyReader>;
+  /** Remembered writer choices by (type, media type) (write-entity.ts `selectWriter`). */
+  readonly writerChoices: ProviderCache<MessageBodyWriter>;
+  /** The media types the writers declare per entity type (write-entity.ts `writerMediaTypes`). */
+  readonly writerTypes: Map<TypeToken, MediaType[]>;
+}
+
+/** The body providers of a runtime, in choice order, with their caches (built once per runtime). */
+export function bodyProviders(readers: readonly MessageBodyReader[], writers: readonly MessageBodyWriter[]): BodyProviders {
+  return { readers, writers, readerChoices: new ProviderCache(), writerChoices: new ProviderCache(), writerTypes: new Map() };
 }
 
 /** The readers and the writers among `providers`, each in the given order (one object may be both). */
 export function splitBodyProviders(providers: readonly object[]): { readers: MessageBodyReader[]; writers: MessageBodyWriter[] } {
-  const can = (o: object, m: string): boolean => typeof (o as Record<string, unknown>)[m] === 'function';
   return {
-    readers: providers.filter((p) => can(p, 'readFrom')) as MessageBodyReader[],
-    writers: providers.filter((p) => can(p, 'writeTo')) as MessageBodyWriter[],
+    readers: providers.filter((p) => has(p, 'readFrom')) as MessageBodyReader[],
+    writers: providers.filter((p) => has(p, 'writeTo')) as MessageBodyWriter[],
   };
 }
 

@@ -60,7 +60,7 @@ let selD = 0;
 
 /**
  * Chooses the response media type (Jakarta REST 3.1 §3.8) from the client's ranges (best
- * first, from {@link parseAccept}) and the server's `@Produces` list (`q` = `qs`). An empty list
+ * first, from `parseAccept` (media-type.ts)) and the server's `@Produces` list (`q` = `qs`). An empty list
  * on either side means `*\/*`; when the method has no `@Produces`, pass the writers' types.
  *
  * A concrete candidate always beats a wildcard one (§3.8 steps 7-8), so candidates are concrete

@@ -64,15 +64,3 @@ export class ProviderCache<P> {
     if (byKey.size < MAX_CACHED_MEDIA_TYPES) byKey.set(key, provider);
   }
 }
-
-const caches = new WeakMap<readonly unknown[], ProviderCache<unknown>>();
-
-/**
- * The cache of choices among `providers`: one per provider list, which a runtime builds once and
- * never changes (readers and writers are keyed the same way).
- */
-export function cacheFor<P>(providers: readonly P[]): ProviderCache<P> {
-  let cache = caches.get(providers) as ProviderCache<P> | undefined;
-  if (cache === undefined) caches.set(providers, (cache = new ProviderCache<P>()));
-  return cache;
-}

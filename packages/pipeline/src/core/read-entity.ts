@@ -3,9 +3,9 @@ import type { Readable } from 'node:stream';
 import { BadRequestError, NotSupportedError } from './errors.js';
 import type { Exchange } from './exchange.js';
 import type { MediaType } from './media-type.js';
-import type { EntityParam } from './model.js';
+import type { BodyProviders, EntityParam } from './model.js';
 import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from './providers.js';
-import { cacheFor, mediaTypeKey } from './provider-cache.js';
+import { mediaTypeKey } from './provider-cache.js';
 import { nameOf } from './request-filters.js';
 
 /**
@@ -36,8 +36,8 @@ function absent(param: EntityParam): undefined {
  * cached: it is the 415 error path, a scan costs no more than before, and junk media types do not
  * take the slots real ones need.
  */
-export function selectReader(readers: readonly MessageBodyReader[], type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader {
-  const cache = cacheFor(readers);
+export function selectReader(body: BodyProviders, type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader {
+  const { readers, readerChoices: cache } = body;
   const key = mediaTypeKey(mediaType);
   const hit = cache.get(type, key);
   if (hit !== undefined) return hit;
@@ -94,7 +94,7 @@ export class ReadCtx implements ReaderInterceptorContext {
       if (this.request.trace !== undefined) this.request.trace.push(`reader-interceptor:${nameOf(interceptor)}`);
       return interceptor.aroundReadFrom(this);
     }
-    const reader = selectReader(this.request.rt.body.readers, this.type, this.mediaType);
+    const reader = selectReader(this.request.rt.body, this.type, this.mediaType);
     if (this.request.trace !== undefined) this.request.trace.push(`reader:${nameOf(reader)}`);
     return reader.readFrom(this.type, this.mediaType, this.input, {
       request: this.request,

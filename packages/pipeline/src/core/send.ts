@@ -9,9 +9,9 @@ import type { Exchange } from './exchange.js';
 import type { Body } from './providers.js';
 import type { Response } from './response.js';
 import type { Step } from './thenable.js';
-import { appendVary } from './vary.js';
 
-function noBodyStatus(status: number): boolean {
+/** Statuses that never carry a body (RFC 9110 §6.4.1); Node's ServerResponse drops one written anyway. */
+export function noBodyStatus(status: number): boolean {
   return status === 204 || status === 304 || (status >= 100 && status < 200);
 }
 
@@ -22,8 +22,6 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
   const status = response.status;
   if (ex.rt.state.closing || unreadBody(ex)) headers.connection = 'close';
   if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
-  const route = ex.route;
-  if (route !== undefined && route.variesByAccept) appendVary(headers, 'Accept');
   const noBody = noBodyStatus(status);
   if (body === undefined || noBody) {
     if (body instanceof Readable) body.destroy();

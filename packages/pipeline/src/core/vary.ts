@@ -6,7 +6,7 @@ import type { OutgoingHeaders } from './response.js';
  * value, so the header leaves as a single line however many features add to it (CORS adds
  * `Origin`, gzip adds `Accept-Encoding`).
  *
- * Shared by the CORS and gzip features and by content negotiation (`Vary: Accept`, send.ts).
+ * Shared by the CORS and gzip features and by content negotiation (`Vary: Accept`, write-entity.ts).
  *
  * @example
  * appendVary(response.headers, 'Origin'); // vary: Origin

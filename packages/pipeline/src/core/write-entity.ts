@@ -1,11 +1,11 @@
 import { InternalServerError } from './errors.js';
 import { notAcceptable } from './match.js';
 import type { Exchange } from './exchange.js';
-import { mediaTypeString, parseMediaType, type MediaType } from './media-type.js';
+import { APPLICATION_OCTET_STREAM, mediaTypeString, parseMediaType, type MediaType } from './media-type.js';
 import { negotiate } from './negotiation.js';
 import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
 import type { Response } from './response.js';
-import { cacheFor, MAX_CACHED_TYPES, mediaTypeKey } from './provider-cache.js';
+import { MAX_CACHED_TYPES, mediaTypeKey } from './provider-cache.js';
 import { nameOf } from './request-filters.js';
 import { isThenable, type Step } from './thenable.js';
 import { send } from './send.js';
@@ -18,6 +18,9 @@ import { appendVary } from './vary.js';
  * then one `writeHead` + one `end(body)` (or a backpressured pipe for streams).
  */
 export function writeResponse(ex: Exchange, response: Response, interceptors: readonly WriterInterceptor[]): Step {
+  // Accept chose this route (or its @Produces type) at matching: README decision 14.
+  const route = ex.route;
+  if (route !== undefined && route.variesByAccept) appendVary(response.headers, 'Accept');
   if (!response.hasEntity()) return send(ex, response, undefined);
   const type = typeOf(response);
   if (interceptors.length === 0) {
@@ -43,10 +46,7 @@ export interface WritePlan {
   readonly mediaType: MediaType;
   readonly writer: MessageBodyWriter;
   readonly contentType: string;
-  /**
-   * Accept chose among the writers' types: {@link responseMediaType} added `Vary: Accept` when the
-   * plan was made, and each reuse of the plan adds it again.
-   */
+  /** Accept chose among the writers' types ({@link MediaTypeChoice}): each use adds `Vary: Accept`. */
   readonly variesByAccept: boolean;
 }
 
@@ -66,10 +66,7 @@ function planFor(ex: Exchange, response: Response, type: TypeToken): WritePlan {
     const p = route.writePlan;
     if (p !== undefined && p.type === type && p.produced === produced && (p.accept === accept || isConcrete(produced))) return p;
   }
-  // For a plan that will be reused (no explicit Content-Type, not failing) this is exactly when
-  // responseMediaType negotiates among several writer types; others are never reused.
-  const variesByAccept = cacheable && !isConcrete(produced) && writerMediaTypes(ex, type).length > 1;
-  const mediaType = responseMediaType(ex, response, type);
+  const { mediaType, variesByAccept } = chooseMediaType(ex, response, type);
   const plan: WritePlan = {
     type,
     accept,
@@ -121,13 +118,13 @@ function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): Messag
 }
 
 /**
- * First writer able to write `type` as `mediaType`; cached (see {@link cacheFor}) by (type, full media
+ * First writer able to write `type` as `mediaType`; cached (`BodyProviders.writerChoices`) by (type, full media
  * type: writers decide on parameters too, e.g. a charset), per writer list. The cache is bounded
  * ({@link ProviderCache}): through a wildcard `@Produces` the media type is the client's Accept
  * range, parameters included. None → 500 (not cached: an error path).
  */
 export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter {
-  const cache = cacheFor(ex.rt.body.writers);
+  const cache = ex.rt.body.writerChoices;
   const key = mediaTypeKey(mediaType);
   let writer = cache.get(type, key);
   if (writer === undefined) {
@@ -141,43 +138,56 @@ export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType
   return writer;
 }
 
-/** The media type to write: an explicit Content-Type, the route's negotiated type, or the writers' (406 if none fits). */
-export function responseMediaType(ex: Exchange, response: Response, type: TypeToken): MediaType {
+/**
+ * The media type to write, and whether Accept picked it among several writer types (a string:
+ * `text/plain` or JSON), so the response varies on Accept (README decision 14).
+ */
+interface MediaTypeChoice {
+  readonly mediaType: MediaType;
+  readonly variesByAccept: boolean;
+}
+
+/** An explicit Content-Type, the route's negotiated type, or the writers' (406 if none fits). */
+function chooseMediaType(ex: Exchange, response: Response, type: TypeToken): MediaTypeChoice {
   const explicit = response.headers['content-type'];
   if (explicit !== undefined) {
     const parsed = parseMediaType(String(explicit));
-    if (parsed !== undefined) return parsed;
+    if (parsed !== undefined) return { mediaType: parsed, variesByAccept: false };
   }
   const failing = response.status >= 400 || ex.mapped;
   const routeType = ex.responseMediaType;
   if (routeType !== undefined && isConcrete(routeType)) {
     // An error entity (e.g. the error body on a text/csv route) may have no writer for the
     // route's type: then it falls back to what the writers offer for it, instead of a 500.
-    if (!failing || findWriter(ex, type, routeType) !== undefined) return routeType;
+    if (!failing || findWriter(ex, type, routeType) !== undefined) return { mediaType: routeType, variesByAccept: false };
   }
   const candidates = writerMediaTypes(ex, type);
-  // Accept picks among several writer types (a string: text/plain or JSON): caches must key on it
-  // (README decision 14). Every caller (plans, interceptors, the testing helpers) gets it here.
-  if (candidates.length > 1) appendVary(response.headers, 'Accept');
+  const variesByAccept = candidates.length > 1;
   const chosen = negotiate(ex.acceptableMediaTypes, candidates);
-  if (chosen !== undefined && chosen.type !== '*' && chosen.subtype !== '*') return chosen;
+  if (chosen !== undefined && chosen.type !== '*' && chosen.subtype !== '*') return { mediaType: chosen, variesByAccept };
   // An error response must still go out even when Accept excludes every type (RFC 9110 §15.5.7 allows it).
   if (chosen === undefined && !failing) throw notAcceptable();
-  return candidates[0] ?? FALLBACK;
+  return { mediaType: candidates[0] ?? APPLICATION_OCTET_STREAM, variesByAccept };
 }
 
-const FALLBACK = parseMediaType('application/octet-stream')!;
-const typeCandidates = new WeakMap<Exchange['rt'], Map<unknown, MediaType[]>>();
+/**
+ * {@link chooseMediaType} for the paths without a write plan (writer interceptors, the testing
+ * helpers): the type, with `Vary: Accept` added when Accept picked it.
+ */
+export function responseMediaType(ex: Exchange, response: Response, type: TypeToken): MediaType {
+  const choice = chooseMediaType(ex, response, type);
+  if (choice.variesByAccept) appendVary(response.headers, 'Accept');
+  return choice.mediaType;
+}
 
 /** Media types the registered writers declare for `type`, in writer order (cached). */
 function writerMediaTypes(ex: Exchange, type: TypeToken): MediaType[] {
-  let byRt = typeCandidates.get(ex.rt);
-  if (byRt === undefined) typeCandidates.set(ex.rt, (byRt = new Map()));
+  const byRt = ex.rt.body.writerTypes;
   let list = byRt.get(type);
   if (list === undefined) {
     list = [];
     for (const w of ex.rt.body.writers) {
-      const produces = w.produces ?? ['application/octet-stream'];
+      const produces = w.produces ?? [APPLICATION_OCTET_STREAM.essence];
       for (const p of produces) {
         const mt = parseMediaType(p);
         if (mt !== undefined && w.isWriteable(type, mt) && !list.some((m) => m.essence === mt.essence)) list.push(mt);

@@ -11,7 +11,7 @@ import { defaultErrorBody } from '../core/application.js';
 import { DEFAULT_LIMITS } from '../core/defaults.js';
 import { Exchange } from '../core/exchange.js';
 import { fakeRequest } from '../core/inject.js';
-import { splitBodyProviders, type PathEntry } from '../core/model.js';
+import { bodyProviders, splitBodyProviders, type PathEntry } from '../core/model.js';
 import type { MessageBodyReader, MessageBodyWriter } from '../core/providers.js';
 import type { ContainerRequestContext } from '../core/request-context.js';
 import { Router } from '../core/router.js';
@@ -36,7 +36,7 @@ function testRuntime(readers: readonly MessageBodyReader[], writers: readonly Me
     global: { responseFilters: [], writerInterceptors: [] },
     mappers: [],
     mapperCache: new Map(),
-    body: { readers, writers },
+    body: bodyProviders(readers, writers),
     container: rootContainer,
     limits: DEFAULT_LIMITS,
     errorBody: defaultErrorBody,
