@@ -15,7 +15,6 @@
 import type { FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeAll } from './durable-fs.js';
-import { DurableMark } from './durable-mark.js';
 import { encodeLine } from './journal-format.js';
 import { recover } from './journal-recovery.js';
 import { encodeBatch } from './record-codec.js';
@@ -38,8 +37,6 @@ export interface JournalStoreOptions extends SnapshotReporters {
 }
 
 interface QueuedLine {
-  /** Number from {@link DurableMark.next}; lines are written in this order. */
-  readonly seq: number;
   readonly line: string;
   /** Mutations to count in stats once acknowledged; undefined for internal lines. */
   readonly mutations: number | undefined;
@@ -63,7 +60,7 @@ const ignore = (): void => undefined;
  * rebuilds from disk; an unacknowledged batch may or may not be there, as after a crash). A
  * failed store never rotates or snapshots (memory holds the rejected batch; the journal may end
  * in a torn line, which must stay the newest), and a running snapshot is only published once all
- * it captured is durable (`durable-mark.ts`): a rejected batch never reaches a snapshot.
+ * it captured is durable (see `rotate`): a rejected batch never reaches a snapshot.
  *
  * @example
  * ```ts
@@ -80,8 +77,12 @@ export class JournalRecordStore extends StateStore {
   private journal: FileHandle | undefined;
   private queue: QueuedLine[] = [];
   private draining: Promise<void> | undefined;
-  /** Which queued lines are durable; gates the snapshots (see `durable-mark.ts`). */
-  private readonly durable = new DurableMark();
+  /**
+   * The promise of the last line queued. Groups are written in queue order and a failure rejects
+   * every line still queued, so once it settles every earlier line is durable (resolved) or the
+   * store failed (rejected): what gates a snapshot (see `rotate`).
+   */
+  private lastQueued: Promise<void> | undefined;
   private readonly snapshots: SnapshotCycle;
   private failure: RecordStoreError | undefined;
   private opening: Promise<void> | undefined;
@@ -144,11 +145,13 @@ export class JournalRecordStore extends StateStore {
   }
 
   private enqueue(line: string, mutations: number | undefined): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      this.queue.push({ seq: this.durable.next(), line, mutations, resolve, reject });
+    const written = new Promise<void>((resolve, reject) => {
+      this.queue.push({ line, mutations, resolve, reject });
       // Starting the writer one microtask later lets commits issued in the same tick share it.
       this.draining ??= Promise.resolve().then(() => this.drain());
     });
+    this.lastQueued = written;
+    return written;
   }
 
   /** The single writer: one write + one fsync per group of queued lines. Never rejects. */
@@ -187,14 +190,15 @@ export class JournalRecordStore extends StateStore {
       if (q.mutations !== undefined) this.countCommit(q.mutations);
       q.resolve();
     }
-    this.durable.reached((group[group.length - 1] as QueuedLine).seq);
     return true;
   }
 
   /**
    * Starts journal generation N+1, then snapshots the state as generation N+1 in the background.
    * The capture may include batches still queued for journal N+1: replaying them over the
-   * snapshot is harmless (puts and deletes are idempotent), and it waits until they are durable.
+   * snapshot is harmless (puts and deletes are idempotent), and it waits until they are durable:
+   * the snapshot is published only if the last line queued at capture time was written (a
+   * rejected batch is in memory, so a capture holding it must never be renamed into place).
    */
   private async rotate(): Promise<void> {
     const handle = await this.snapshots.openNextJournal();
@@ -203,7 +207,15 @@ export class JournalRecordStore extends StateStore {
     this.journal = handle;
     // Everything in the old journal is already fsynced: a close error cannot lose data.
     await old?.close().catch(ignore);
-    this.snapshots.start(this.state.capture(), this.durable.check());
+    const last = this.lastQueued; // same synchronous step as the capture
+    this.snapshots.start(this.state.capture(), () =>
+      last === undefined
+        ? Promise.resolve(true)
+        : last.then(
+            () => true,
+            () => false,
+          ),
+    );
   }
 
   /** Marks the store failed and rejects `group` (the lines being written) and everything queued. */
@@ -212,7 +224,6 @@ export class JournalRecordStore extends StateStore {
     const queued = this.queue;
     this.queue = [];
     for (const q of [...group, ...queued]) q.reject(this.failure);
-    this.durable.fail();
   }
 
   /** Persists pending writes and id counters, waits for a running snapshot, releases files. */
