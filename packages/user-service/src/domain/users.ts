@@ -202,7 +202,6 @@ export class UserService {
     const total = records.length;
     const offset = req.page * req.size;
     const { field, direction } = req.sort;
-    const sortKey = `${field},${direction}`;
     let users: readonly StoredUser[];
     if (field === 'id') {
       // Natural order: no sorting, just positions in the id index (from the end for desc).
@@ -211,6 +210,7 @@ export class UserService {
           ? records.slice(offset, offset + req.size)
           : records.slice(Math.max(0, total - offset - req.size), Math.max(0, total - offset)).reverse();
     } else {
+      const sortKey = `${field},${direction}`;
       const compare = userComparator(req.sort);
       // A full sort an earlier deep page paid for (no write since) serves every page of its order
       // as a slice; without one, shallow windows use the bounded heap and deep ones build the sort.
