@@ -11,6 +11,7 @@ import {
 } from '../src/15-dependency-injection/app.js';
 import {
   Clock,
+  DEFAULT_PRICING_RULES,
   InventoryRepository,
   PRICING_RULES,
   PriceService,
@@ -36,7 +37,9 @@ describe('15 dependency injection: over a socket', () => {
   beforeAll(async () => {
     server = await listen(createApp());
   });
-  afterAll(() => server.close());
+  afterAll(async () => {
+    await server?.close(); // undefined if listen() failed: its error is the one to see
+  });
 
   it('the resource gets PriceService (Clock + repository), the response filter the same Clock', async () => {
     const before = Date.now();
@@ -44,8 +47,11 @@ describe('15 dependency injection: over a socket', () => {
     const after = Date.now();
     expect(r.status).toBe(200);
     const quote = r.json<Quote>();
+    // The default rule, restated rather than read back: 20 % off from 16:00 (inclusive) to 18:00 UTC.
+    const hour = new Date(quote.quotedAt).getUTCHours();
+    const happyHour = hour >= 16 && hour < 18;
     expect(quote).toMatchObject({ sku: 'cup', name: 'Stoneware cup', inStock: 10, currency: 'EUR' });
-    expect(quote.priceCents).toBe(quote.happyHour ? 960 : 1200);
+    expect([quote.happyHour, quote.priceCents]).toEqual([happyHour, happyHour ? 960 : 1200]);
     for (const iso of [quote.quotedAt, String(r.headers['x-served-at'])]) {
       const t = Date.parse(iso);
       expect(new Date(t).toISOString()).toBe(iso);
@@ -140,6 +146,27 @@ describe('15 dependency injection: substitutes and isolation', () => {
     // Nothing leaked into the root container that every child falls back to.
     expect(rootContainer.isRegistered(InventoryRepository, true)).toBe(false);
     expect(rootContainer.isRegistered(Clock, true)).toBe(false);
+  });
+
+  it('what a PARENT container registered is not looked at: each application still gets its own', async () => {
+    // A throwaway parent, never tsyringe's root: as if `@singleton()` had put the repository there.
+    const parent = rootContainer.createChildContainer();
+    parent.registerSingleton(InventoryRepository);
+    const rules: PricingRules = { currency: 'CHF', happyHour: { fromHour: 0, toHour: 24, percentOff: 50 } };
+    parent.register(PRICING_RULES, { useValue: rules });
+    const a = parent.createChildContainer();
+    const b = parent.createChildContainer();
+    const appA = createApp(a);
+    const appB = createApp(b);
+    expect((await appA.inject({ method: 'POST', url: '/api/products/tea/reservations' })).json()).toEqual({ sku: 'tea', inStock: 2 });
+    expect((await appA.inject('/api/products/tea')).json<Quote>().inStock).toBe(2);
+    expect((await appB.inject('/api/products/tea')).json<Quote>().inStock).toBe(3);
+    const shared = parent.resolve(InventoryRepository);
+    expect(shared.find('tea')?.stock).toBe(3);
+    expect(new Set([shared, a.resolve(InventoryRepository), b.resolve(InventoryRepository)]).size).toBe(3);
+    // The parent's rules are shadowed the same way: each app has the defaults.
+    expect((await appB.inject('/api/products/cup')).json<Quote>().currency).toBe('EUR');
+    expect(a.resolve<PricingRules>(PRICING_RULES)).toBe(DEFAULT_PRICING_RULES);
   });
 
   it('every class of the example resolves from its container (decorator metadata is emitted)', () => {

@@ -128,17 +128,27 @@ describe('16 limits and shutdown', { timeout: 10_000 }, () => {
     const serverSide = new Promise<Socket>((r) => app.server!.once('connection', r));
     const raw = connect(portOf(app.server!), '127.0.0.1').setEncoding('latin1');
     cleanup.push(() => raw.destroy());
+    // ONE 'data' listener for the socket's life: every byte lands in `received`, whether or not
+    // someone is waiting, and tells the one waiting `responses()` (if any) to look again.
     let received = '';
+    let recheck: (() => void) | undefined;
+    raw.on('data', (chunk: string) => {
+      received += chunk;
+      recheck?.();
+    });
     const rawClosed = once(raw, 'close');
     /** Resolves with the complete responses once there are `count` of them (Content-Length framing). */
     const responses = (count: number): Promise<string[]> =>
       new Promise((resolve, reject) => {
         const check = (): void => {
           const done = complete(received);
-          if (done.length >= count) resolve(done);
+          if (done.length < count) return;
+          recheck = undefined;
+          resolve(done);
         };
-        raw.on('data', (chunk: string) => ((received += chunk), check()));
-        void rawClosed.then(() => reject(new Error(`closed after ${JSON.stringify(received)}`)));
+        recheck = check;
+        check(); // what arrived before this call may be enough already
+        void rawClosed.then(() => reject(new Error(`closed after ${JSON.stringify(received)}`)), reject);
       });
     // One write: a whole request, then the first lines of the next. Once the first response is
     // back the server has parsed both, so Node counts the connection as busy, not idle.

@@ -128,7 +128,8 @@ export const PROVIDERS: readonly Constructor<object>[] = [ServedAtFilter];
 
 /**
  * The application, on `container` (default: a fresh child of tsyringe's root container). Register
- * substitutes in the container before calling this; the services not registered get defaults.
+ * substitutes in that container itself before calling this; the services not registered in it get
+ * defaults of its own, even those a parent container registered ({@link registerServices}).
  * @example
  * const container = rootContainer.createChildContainer();
  * container.register(Clock, { useValue: { now: () => new Date('2030-01-01T17:00:00Z') } });

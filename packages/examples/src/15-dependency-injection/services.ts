@@ -119,14 +119,19 @@ export class InstanceCounter {
 export const SERVICES: readonly Constructor<object>[] = [Clock, InventoryRepository, PriceService, InstanceCounter];
 
 /**
- * Registers the services as singletons OF `container`, skipping any the caller registered first
- * (a test substitutes the clock that way). Why register at all: for a class nobody registered,
- * tsyringe is transient, so `PriceService` and the resource would each get their OWN repository
- * and a reservation would never show in a quote. Why not tsyringe's `@singleton()`: it registers
- * in the ROOT container, so two applications in one process would share one repository.
+ * Registers every class of {@link SERVICES} as a singleton OF `container`, and the
+ * {@link DEFAULT_PRICING_RULES} under {@link PRICING_RULES}, skipping each one the caller already
+ * registered in `container` ITSELF (a test substitutes the clock that way). Registrations in its
+ * ancestors do not count: they are shadowed, so a class a parent container (or tsyringe's root,
+ * where `@singleton()` puts it) holds is still built once per `container`, never shared.
+ *
+ * Why register at all: for a class nobody registered, tsyringe is transient, so `PriceService` and
+ * the resource would each get their OWN repository and a reservation would never show in a quote.
+ * Why not tsyringe's `@singleton()`: it registers in the ROOT container, so two applications in one
+ * process would share one repository; looking up the parents here would bring that sharing back.
  */
 export function registerServices(container: DependencyContainer): DependencyContainer {
-  for (const service of SERVICES) if (!container.isRegistered(service, true)) container.registerSingleton(service);
-  if (!container.isRegistered(PRICING_RULES, true)) container.register(PRICING_RULES, { useValue: DEFAULT_PRICING_RULES });
+  for (const service of SERVICES) if (!container.isRegistered(service)) container.registerSingleton(service);
+  if (!container.isRegistered(PRICING_RULES)) container.register(PRICING_RULES, { useValue: DEFAULT_PRICING_RULES });
   return container;
 }
