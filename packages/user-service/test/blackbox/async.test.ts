@@ -4,6 +4,7 @@
  * survives a restart on the same DATA_DIR.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { until } from '../helpers/poll.js';
 import { http, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 
 interface JobBody {
@@ -16,18 +17,17 @@ interface JobBody {
   completedAt?: string;
 }
 
-/** Polls `path` until its `status` is final, at most `timeoutMs`. */
+/** Polls `path` until its `status` is final, at most `timeoutMs`; every answer must be a 200. */
 async function pollUntilDone(server: RunningServer, path: string, timeoutMs = 5000): Promise<JobBody> {
-  const deadline = Date.now() + timeoutMs;
-  for (let attempt = 0; attempt < 500; attempt++) {
+  let job: JobBody | undefined;
+  const finished = async (): Promise<boolean> => {
     const r = await http(server.url, 'GET', path);
     expect(r.status).toBe(200);
-    const job = r.json<JobBody>();
-    if (job.status === 'COMPLETED' || job.status === 'FAILED') return job;
-    if (Date.now() > deadline) break;
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  throw new Error(`job at ${path} did not finish within ${timeoutMs} ms`);
+    job = r.json<JobBody>();
+    return job.status === 'COMPLETED' || job.status === 'FAILED';
+  };
+  await until(finished, `job at ${path} to finish`, timeoutMs);
+  return job!;
 }
 
 /** The path of an absolute Location (the port changes across restarts). */

@@ -9,8 +9,9 @@ import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
 import { FileStore, type FileRecord } from '../../src/domain/files.js';
 import { MemoryRecordStore } from '../../src/storage/index.js';
+import { until } from '../helpers/poll.js';
 import { useTempDirs } from '../storage/temp-dirs.js';
-import { binaryContent, filePart, multipartBody, multipartHeaders, storedFiles, waitFor } from './uploads-multipart.js';
+import { binaryContent, filePart, multipartBody, multipartHeaders, storedFiles } from './uploads-multipart.js';
 
 const tempDir = useTempDirs('files-http');
 let server: Server | undefined;
@@ -85,7 +86,7 @@ describe('upload over HTTP', () => {
     const res = request(url, { method: 'POST', headers: multipartHeaders(), body, signal: client.signal });
     res.catch(() => undefined);
 
-    await waitFor(async () => (await storedFiles(dir)).includes('1.part'));
+    await until(async () => (await storedFiles(dir)).includes('1.part'), 'the part file 1.part');
     client.abort();
 
     expect(outcomes).toHaveLength(1);

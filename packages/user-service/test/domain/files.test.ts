@@ -6,6 +6,7 @@ import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
 import { downloadHeaders, FileStore, type FileStoreOptions } from '../../src/domain/files.js';
 import { JournalRecordStore, MemoryRecordStore } from '../../src/storage/index.js';
+import { until } from '../helpers/poll.js';
 import { useTempDirs } from '../storage/temp-dirs.js';
 import {
   binaryContent,
@@ -16,7 +17,6 @@ import {
   multipartBody,
   multipartHeaders,
   storedFiles,
-  waitFor,
 } from './uploads-multipart.js';
 
 const tempDir = useTempDirs('files-test');
@@ -217,7 +217,7 @@ describe('FileStore.upload: rejected requests leave no file behind', () => {
     const stream = new Readable({ read() {} });
     stream.push(head);
     const upload = files.upload(stream, multipartHeaders());
-    await waitFor(async () => (await storedFiles(dir)).includes('1.part'));
+    await until(async () => (await storedFiles(dir)).includes('1.part'), 'the part file 1.part');
     stream.destroy(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
     await expectHttpError(upload, 400, 'UPLOAD_ABORTED');
     expect(await storedFiles(dir)).toEqual([]);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { JOB_ITEMS_COLLECTION, JobService, NO_JOB_STATUS, type Job, type JobServiceOptions } from '../../src/domain/jobs.js';
 import { JournalRecordStore, MemoryRecordStore } from '../../src/storage/index.js';
 import type { RecordStore } from '../../src/storage/record-store.js';
+import { until } from '../helpers/poll.js';
 import { useTempDirs } from '../storage/temp-dirs.js';
 
 const tempDir = useTempDirs('jobs-test');
@@ -80,8 +81,7 @@ describe('JobService lifecycle', () => {
       },
     });
     const job = await jobs.submit([{}, {}, {}]);
-    const deadline = Date.now() + 5000;
-    while (started < 2 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    await until(() => started >= 2, 'the second item to start');
     expect(jobs.get(String(job.id))).toMatchObject({ status: 'RUNNING', processed: 1, created: [1] });
     expect(store.get<Job>('jobs', job.id)?.status).toBe('RUNNING'); // committed before the first item
     held.open();
@@ -225,8 +225,7 @@ describe('JobService.recover', () => {
       },
     });
     const job = await before.submit([{ email: 'a@x.io' }]);
-    const deadline = Date.now() + 5000;
-    while (calls === 0 && Date.now() < deadline) await new Promise((resolve) => setImmediate(resolve));
+    await until(() => calls > 0, 'the first item to start');
     await first.close(); // "crash" while the item is in flight
     held.open();
     await before.whenIdle(); // its late commits fail against the closed store, silently

@@ -68,18 +68,6 @@ export async function storedFiles(dir: string): Promise<string[]> {
   return readdir(join(dir, 'files')).catch(() => []);
 }
 
-/**
- * Polls `condition` every 5 ms for at most 5 s: for what the upload code does in the background
- * (a part file appearing on disk), so a missing effect fails instead of hanging.
- */
-export async function waitFor(condition: () => Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error('condition not met within 5 s');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** Asserts `promise` rejects with an HTTP error of `status` (and `code` when given). */
 export async function expectHttpError(promise: Promise<unknown>, status: number, code?: string): Promise<void> {
   const error: unknown = await promise.then(

@@ -12,7 +12,8 @@ import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { useTempDirs } from './temp-dirs.js';
-import { commitUsers, isJournalLineOf, journalFile, putUser, range, reopenedIds, watchedStore, withWriteFaults } from './write-faults.js';
+import { commitUsers, journalFile, putUser, range, reopenedIds, watchedStore } from './store-helpers.js';
+import { isJournalLineOf, withWriteFaults } from './write-faults.js';
 
 const tempDir = useTempDirs('journal-write-failure');
 const EVERY = 5;

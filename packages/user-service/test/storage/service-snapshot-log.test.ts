@@ -11,8 +11,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/domain/config.js';
 import { createService, type Service } from '../../src/server.js';
 import { JournalRecordStore, type Mutation } from '../../src/storage/index.js';
+import { until } from '../helpers/poll.js';
 import { useTempDirs } from './temp-dirs.js';
-import { until } from './write-faults.js';
 
 const tempDir = useTempDirs('service-snapshot-log');
 const SNAPSHOT_EVERY = 10_000; // the store's default, which the service uses

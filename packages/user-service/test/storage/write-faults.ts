@@ -1,14 +1,16 @@
 /**
- * Fault injection for the storage tests: a torn write, as on a full disk. `FileHandle.write`
- * writes only part of the buffer (a short write) and the next write on that handle throws
- * ENOSPC, so `writeAll` leaves exactly that part in the file and reports the error.
+ * Fault injection for the storage tests (the store helpers they share are in store-helpers.ts).
  *
- * The patch lives on `FileHandle.prototype` (the class is not exported by node:fs/promises) and
- * only for the duration of one callback; it is always restored, also when the callback throws.
+ * A torn write, as on a full disk: `FileHandle.write` writes only part of the buffer (a short
+ * write) and the next write on that handle throws ENOSPC, so `writeAll` leaves exactly that part
+ * in the file and reports the error. The patch lives on `FileHandle.prototype` (the class is not
+ * exported by node:fs/promises) and only for the duration of one callback; it is always restored,
+ * also when the callback throws.
+ *
+ * A blocked path: a directory where the store wants to write a file, for real file-system errors.
  */
 import { mkdir, open, rm, writeFile, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { JournalRecordStore, type Mutation, type RecordStoreError, type SnapshotRecovery } from '../../src/storage/index.js';
 
 type Write = (this: FileHandle, buffer: Buffer, offset?: number, length?: number, ...rest: unknown[]) => Promise<unknown>;
 
@@ -64,60 +66,6 @@ export function isJournalLineOf(text: string, id: number): boolean {
 }
 
 /**
- * Polls `done` every 5 ms until it holds; bounded by `timeoutMs`, so a missing event fails (naming
- * `what`) instead of hanging.
- */
-export async function until(done: () => boolean, what: string, timeoutMs = 5_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!done()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
-/** A user record put, the mutation these tests commit. */
-export const putUser = (id: number): Mutation => ({ op: 'put', collection: 'users', record: { id, name: `user-${id}` } });
-/** The file name of journal generation `g`. */
-export const journalFile = (g: number): string => `journal-${String(g).padStart(8, '0')}.jsonl`;
-/** `from`..`to` inclusive. */
-export const range = (from: number, to: number): number[] => Array.from({ length: to - from + 1 }, (_, i) => from + i);
-
-/**
- * Ids of `collection` in a fresh store on `dir` (opened with the default snapshot interval, so
- * reopening never rotates, and closed again), with what recovery truncated and replayed.
- */
-export async function reopenedIds(dir: string, collection = 'users'): Promise<{ ids: number[]; truncatedBytes: number; replayed: number }> {
-  const store = new JournalRecordStore({ dir });
-  await store.open();
-  try {
-    return {
-      ids: Array.from(store.values(collection), (r) => r.id),
-      truncatedBytes: store.stats.truncatedBytes,
-      replayed: store.stats.replayedBatches,
-    };
-  } finally {
-    await store.close();
-  }
-}
-
-/** An open journal store snapshotting every `snapshotEvery` mutations, with what it reports. */
-export async function watchedStore(
-  dir: string,
-  snapshotEvery: number,
-): Promise<{ store: JournalRecordStore; errors: RecordStoreError[]; recoveries: SnapshotRecovery[] }> {
-  const errors: RecordStoreError[] = [];
-  const recoveries: SnapshotRecovery[] = [];
-  const store = new JournalRecordStore({
-    dir,
-    snapshotEvery,
-    onSnapshotError: (e) => errors.push(e),
-    onSnapshotRecovered: (r) => recoveries.push(r),
-  });
-  await store.open();
-  return { store, errors, recoveries };
-}
-
-/**
  * Puts a non-empty directory where the store wants to write `name` in `dir`, and returns its path:
  * a real file-system error (EISDIR, EEXIST) for every write there. (chmod would not do: the tests
  * run as root, which ignores permissions.)
@@ -127,9 +75,4 @@ export async function obstruct(dir: string, name: string): Promise<string> {
   await mkdir(path);
   await writeFile(join(path, 'keep'), 'x');
   return path;
-}
-
-/** Commits users `from`..`to`, one acknowledged commit each. */
-export async function commitUsers(store: JournalRecordStore, from: number, to: number): Promise<void> {
-  for (let id = from; id <= to; id++) await store.commit([putUser(id)]);
 }
