@@ -14,14 +14,14 @@
  * send `INSTR_REQUESTS` requests, dump, and read the server's main-thread total (helper threads:
  * GC and the optimising compiler, reported apart). Repeated `INSTR_ROUNDS` times, order rotating.
  */
-import { spawnSync, type ChildProcess } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAutocannon } from './autocannon.js';
 import { median, toLoadResult } from './load.js';
-import { capture, freePort, start, stop, waitUntil } from './proc.js';
-import { check, commandOf, intEnv, PKG_DIR, readyCheck } from './runner-util.js';
+import { stop } from './proc.js';
+import { check, intEnv, PKG_DIR, spawnServer } from './runner-util.js';
 import { selectServers, type ServerSpec } from './servers.js';
 
 /** One server's counts in one round: instructions per request, main thread and all threads; main-thread cache misses per request when simulated. */
@@ -78,18 +78,14 @@ function missesOf(t: Map<string, number>, requests: number): Misses | undefined 
 }
 
 async function countOne(spec: ServerSpec, warmup: number, requests: number, cache: boolean): Promise<Count> {
-  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'bench-instr-'));
   try {
-    const cmd = commandOf(spec);
     const seeds = spec.cmd === 'node' ? ['--hash-seed=1', '--random-seed=1'] : [];
     const tool = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`, ...(cache ? CACHE_ARGS : [])];
-    const args = [...tool, cmd, ...seeds, ...spec.args];
-    const child: ChildProcess = start([], 'valgrind', args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);
-    const out = capture(child);
-    const url = spec.url.replaceAll('{port}', String(port));
+    const server = await spawnServer(spec, { prefix: ['valgrind', ...tool], runtimeArgs: seeds, readyMs: 180_000 });
+    const { url, child, io: out } = server;
     try {
-      await waitUntil(child, readyCheck(spec, url, out.stdout), 180_000, spec.name);
+      await server.ready();
       await load(url, warmup, spec.headers);
       control('-z', child.pid!);
       await load(url, requests, spec.headers);

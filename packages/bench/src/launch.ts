@@ -4,36 +4,28 @@
  * refused request) and warmed up. The warm-up passes `check` (runner-util.ts), as every measured run must.
  */
 import { join } from 'node:path';
-import type { ChildProcess } from 'node:child_process';
 import { config } from './config.js';
 import { FILTER_HEADER, REJECT_HEADER, REJECT_QUERY, sendsFilterHeader } from './common.js';
 import type { LoadGenerator } from './load.js';
-import { capture, freePort, start, stop, waitUntil } from './proc.js';
-import { check, commandOf, PKG_DIR, readyCheck } from './runner-util.js';
+import { stop } from './proc.js';
+import { check, PKG_DIR, spawnServer, type ServerProcess } from './runner-util.js';
 import type { ServerSpec } from './servers.js';
 
 /** A server started for the whole benchmark: started, checked and warmed once, then measured many times. */
-export interface Running {
+export interface Running extends ServerProcess {
   spec: ServerSpec;
-  url: string;
-  child: ChildProcess;
-  io: { stdout: () => string; stderr: () => string };
 }
 
 /** Starts `spec` behind `serverPin`, waits until it is ready, checks it and warms it up; stops it again on failure. */
 export async function launch(spec: ServerSpec, serverPin: string[], load: LoadGenerator): Promise<Running> {
-  const port = await freePort();
-  const url = spec.url.replaceAll('{port}', String(port));
-  const cmd = commandOf(spec);
-  const args =
+  const profiling =
     config.profile && spec.cmd === 'node'
-      ? ['--cpu-prof', `--cpu-prof-dir=${join(PKG_DIR, 'results', 'profiles')}`, `--cpu-prof-name=${spec.name}.cpuprofile`, ...spec.args]
-      : spec.args;
-  const child = start(serverPin, cmd, args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);
-  const io = capture(child);
+      ? ['--cpu-prof', `--cpu-prof-dir=${join(PKG_DIR, 'results', 'profiles')}`, `--cpu-prof-name=${spec.name}.cpuprofile`]
+      : [];
+  const { url, child, io, ready } = await spawnServer(spec, { prefix: serverPin, runtimeArgs: profiling, readyMs: 15000 });
   const running: Running = { spec, url, child, io };
   try {
-    await waitUntil(child, readyCheck(spec, url, io.stdout), 15000, spec.name);
+    await ready();
     await sanity(spec, url);
     check(url, await load.run(url, spec.headers, config.warmup));
     return running;

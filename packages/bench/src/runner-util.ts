@@ -1,10 +1,16 @@
 /**
  * What the benchmark runners (`run.ts`, `instructions.ts`) share: the package directory, env
- * parsing, server readiness and the rule every load run must pass.
+ * parsing, starting a server and waiting for it, and the rule every load run must pass.
+ *
+ * `spawnServer` lives here rather than in launch.ts because launch.ts reads the `BENCH_*`
+ * settings (config.ts) on import, which `instructions.ts` must not: an invalid `BENCH_*` value
+ * would then stop the instruction count too.
  */
+import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadResult } from './load.js';
+import { capture, freePort, start, waitUntil } from './proc.js';
 import type { ServerSpec } from './servers.js';
 
 /** The bench package directory: servers start there, so their relative `args` resolve the same from any cwd. */
@@ -54,6 +60,48 @@ async function answers(url: string, headers: Record<string, string> | undefined)
 /** The executable for a server: `node` is this process's own (a PATH lookup could find another version, or a shell shim). */
 export function commandOf(spec: ServerSpec): string {
   return spec.cmd === 'node' ? process.execPath : spec.cmd;
+}
+
+/** A started server process: where it answers, the process, and what it has printed so far. */
+export interface ServerProcess {
+  url: string;
+  child: ChildProcess;
+  io: { stdout: () => string; stderr: () => string };
+}
+
+/** How {@link spawnServer} runs a server: what differs between the throughput and the instruction runner. */
+export interface SpawnOptions {
+  /** Programs in front of the server's executable, which exec or run it (`taskset -c 0`, `valgrind --tool=callgrind ...`); may be empty. */
+  prefix: string[];
+  /** Arguments for the server's runtime, between its executable and `spec.args` (node flags such as `--cpu-prof`). */
+  runtimeArgs: string[];
+  /** How long {@link SpawnedServer.ready} waits for the server's readiness test, in ms. */
+  readyMs: number;
+}
+
+/** A server just started by {@link spawnServer}, not yet known to be ready. */
+export interface SpawnedServer extends ServerProcess {
+  /**
+   * Resolves once the server passes its readiness test (`readyCheck`); rejects when it exits
+   * first, after `readyMs`, or when its `ready` regex is invalid. It never stops the server: the
+   * caller does, with its own grace time, so call it inside the caller's try.
+   */
+  readonly ready: () => Promise<void>;
+}
+
+/**
+ * Starts `spec` on a free 127.0.0.1 port (`{port}` in its url and `PORT` in its environment) from
+ * the package directory, as `prefix... executable runtimeArgs... spec.args...`, capturing its output.
+ */
+export async function spawnServer(spec: ServerSpec, options: SpawnOptions): Promise<SpawnedServer> {
+  const port = await freePort();
+  const url = spec.url.replaceAll('{port}', String(port));
+  const args = [...options.runtimeArgs, ...spec.args];
+  const child = start(options.prefix, commandOf(spec), args, { ...process.env, ...spec.env, PORT: String(port) }, PKG_DIR);
+  const io = capture(child);
+  // readyCheck runs inside ready(), so an invalid regex rejects where the caller stops the server.
+  const ready = async (): Promise<void> => waitUntil(child, readyCheck(spec, url, io.stdout), options.readyMs, spec.name);
+  return { url, child, io, ready };
 }
 
 /**
