@@ -17,10 +17,18 @@ class Point {
   y!: number;
 }
 
-/** A lazy byte source: produces `chunk` bytes per `_read`, counts them, records `_destroy`. */
+/**
+ * A lazy byte source: produces `chunk` bytes per `_read`, counts them, records `_destroy`, and
+ * tells when it is held back: `stalled` while a push() was refused and no `_read` came since.
+ */
 class LazySource extends Readable {
   produced = 0;
   destroyCalled = false;
+  stalled = false;
+  /** What the client has read so far; the test keeps it current (the source cannot see the client). */
+  clientRead = 0;
+  /** The largest `produced - clientRead` at any push: how far production ever ran ahead of the client. */
+  maxLead = 0;
   constructor(
     private readonly total: number,
     private readonly chunk = 64 * KiB,
@@ -28,13 +36,15 @@ class LazySource extends Readable {
     super({ highWaterMark: 64 * KiB });
   }
   override _read(): void {
+    this.stalled = false;
     if (this.produced >= this.total) {
       this.push(null);
       return;
     }
     const n = Math.min(this.chunk, this.total - this.produced);
     this.produced += n;
-    this.push(Buffer.alloc(n, 0x61));
+    this.maxLead = Math.max(this.maxLead, this.produced - this.clientRead);
+    this.stalled = !this.push(Buffer.alloc(n, 0x61));
   }
   override _destroy(err: Error | null, cb: (e?: Error | null) => void): void {
     this.destroyCalled = true;
@@ -175,19 +185,6 @@ async function postChunked(
 
 function* repeat(count: number, size: number): Iterable<Buffer> {
   for (let i = 0; i < count; i++) yield Buffer.alloc(size, 0x20); // spaces: still valid JSON around a value
-}
-
-/** Polls `read` every 10 ms until it is unchanged for 5 polls (or 3 s passed); returns the last value. */
-async function settled(read: () => number): Promise<number> {
-  let last = read();
-  let same = 0;
-  for (const deadline = Date.now() + 3000; same < 5 && Date.now() < deadline;) {
-    await new Promise((r) => setTimeout(r, 10));
-    const v = read();
-    same = v === last ? same + 1 : 0;
-    last = v;
-  }
-  return last;
 }
 
 /** Polls `cond` every 10 ms for at most 3 s. */
@@ -475,23 +472,27 @@ describe('streamed responses over the socket', () => {
       const src = sources[0]!;
       const it = r.body[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
       let consumed = 0;
-      let maxLead = 0;
       // Read 4 MiB in 256 KiB steps, stopping after each step until the producer stalls.
       for (let step = 1; step <= 16; step++) {
         while (consumed < step * 256 * KiB) {
           const n = await it.next();
           expect(n.done).toBe(false);
           consumed += n.value.length;
+          src.clientRead = consumed;
         }
-        const produced = await settled(() => src.produced);
-        maxLead = Math.max(maxLead, produced - consumed);
+        // Production has stopped: a push was refused and the response paused the source, so no
+        // _read comes until the response drains, which needs the client to read. Without
+        // backpressure nothing pauses the source and this never holds.
+        expect(await eventually(() => src.stalled && src.readableFlowing === false)).toBe(true);
       }
-      // Socket buffers (kernel send + receive, undici's body buffer, the response's writable
-      // buffer) hold a few MiB at most; without backpressure the producer would reach 256 MiB.
-      expect(maxLead).toBeLessThan(16 * MiB);
-      expect(src.produced).toBeLessThan(32 * MiB);
       r.body.destroy();
       expect(await eventually(() => src.destroyCalled)).toBe(true);
+      // Socket buffers (kernel send + receive, undici's body buffer, the response's writable
+      // buffer) hold a few MiB at most; without backpressure the producer would reach 256 MiB.
+      // maxLead is taken at every push up to the destroy (after which nothing is read), so it is
+      // the real maximum, not a sample.
+      expect(src.maxLead).toBeLessThan(16 * MiB);
+      expect(src.produced).toBeLessThan(32 * MiB);
     } finally {
       await streamAgent.close().catch(() => undefined);
     }

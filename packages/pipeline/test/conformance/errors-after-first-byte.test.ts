@@ -17,17 +17,12 @@ import {
   Response,
   type ExceptionMapper,
 } from '../../src/index.js';
+import { deferred } from '../helpers/deferred.js';
 
 /** The test decides when the stream fails: after the client has seen the first bytes. */
-let failNow: () => void = () => undefined;
-let failSignal = Promise.resolve();
-const armFailure = (): void => {
-  failSignal = new Promise<void>((r) => {
-    failNow = r;
-  });
-};
+let failure = deferred();
 
-/** Emits `head`, then fails once `failSignal` resolves: headers and some bytes are already out. */
+/** Emits `head`, then fails once `failure` resolves: headers and some bytes are already out. */
 function failingAfter(head: string | Buffer): Readable {
   let pushed = false;
   let armed = false;
@@ -38,7 +33,7 @@ function failingAfter(head: string | Buffer): Readable {
         this.push(head);
       } else if (!armed) {
         armed = true;
-        void failSignal.then(() => this.destroy(new Error('disk went away')));
+        void failure.promise.then(() => this.destroy(new Error('disk went away')));
       }
     },
   });
@@ -55,7 +50,7 @@ class StreamResource {
   @GET('generator') @Produces('text/plain') generator(): AsyncGenerator<string> {
     return (async function* gen() {
       yield 'first-chunk-';
-      await failSignal;
+      await failure.promise;
       throw new Error('generator failed');
     })();
   }
@@ -86,7 +81,8 @@ const newApp = (): Application =>
 beforeEach(() => {
   mapperCalls = 0;
   logged.length = 0;
-  failSignal = Promise.resolve(); // in-process: fail as soon as the head is out
+  failure = deferred();
+  failure.resolve(); // in-process: fail as soon as the head is out
 });
 
 describe('errors after the first byte (in-process)', () => {
@@ -149,7 +145,7 @@ describe('errors after the first byte (socket)', () => {
     path: string,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; headers: Record<string, unknown>; received: Buffer; error: unknown; elapsedMs: number }> => {
-    armFailure();
+    failure = deferred(); // pending: fails once the first chunk has arrived below
     const t0 = performance.now();
     const res = await request(`${base}${path}`, { dispatcher: agent, headers });
     const chunks: Buffer[] = [];
@@ -157,7 +153,7 @@ describe('errors after the first byte (socket)', () => {
     try {
       for await (const c of res.body) {
         chunks.push(Buffer.from(c as Uint8Array));
-        failNow();
+        failure.resolve();
       }
     } catch (e) {
       error = e;

@@ -1,51 +1,11 @@
 // README "Application" limits and HARDENING.md "HTTP layer": every key of DEFAULT_LIMITS reaches
 // the node:http server (or the body readers) and does what it says; nonsense is refused at start-up.
-import { once } from 'node:events';
-import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Application, DEFAULT_LIMITS, GET, Path, POST, type PipelineLimits } from '../../src/index.js';
 import { resolveLimits } from '../../src/core/defaults.js';
+import { deferred } from '../helpers/deferred.js';
+import { rawConnect } from '../helpers/raw-socket.js';
 import { start, TRANSPORTS } from '../helpers/transports.js';
-
-/** A raw loopback connection: bytes in, everything received out, and when the server hung up. */
-interface Raw {
-  socket: Socket;
-  closed: Promise<number>;
-  data(): string;
-  waitFor(text: string): Promise<void>;
-}
-async function raw(port: number): Promise<Raw> {
-  const socket = connect(port, '127.0.0.1');
-  socket.setEncoding('latin1');
-  socket.on('error', () => undefined);
-  let buf = '';
-  const listeners = new Set<() => void>();
-  socket.on('data', (c: string) => {
-    buf += c;
-    for (const l of listeners) l();
-  });
-  // Resolves with the time of the close, so elapsed times do not include the test's own awaits.
-  const closed = once(socket, 'close').then(() => Date.now());
-  await once(socket, 'connect');
-  return {
-    socket,
-    closed,
-    data: () => buf,
-    waitFor: (text) =>
-      new Promise<void>((resolve, reject) => {
-        const check = (): void => {
-          if (!buf.includes(text)) return;
-          listeners.delete(check);
-          resolve();
-        };
-        listeners.add(check);
-        check();
-        void closed.then(() => {
-          if (!buf.includes(text)) reject(new Error(`closed before ${text}: ${JSON.stringify(buf)}`));
-        });
-      }),
-  };
-}
 
 @Path('/r')
 class R {
@@ -56,11 +16,11 @@ class R {
     return { got: body.v?.length ?? 0 };
   }
 }
-let hangEntered: () => void = () => undefined;
+let hangEntered = deferred();
 @Path('/hang')
 class Hang {
   @GET() get(): Promise<never> {
-    hangEntered();
+    hangEntered.resolve();
     return new Promise<never>(() => undefined);
   }
 }
@@ -149,18 +109,18 @@ describe.each(TRANSPORTS)('bodyLimit (%s)', (transport) => {
 describe('socket limits', () => {
   it('maxHeaderSize: 431 above it', async () => {
     const port = await listen({ maxHeaderSize: 1024 });
-    const c = await raw(port);
+    const c = await rawConnect(port);
     c.socket.write(`GET /r HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(2000)}\r\n\r\n`);
     await c.closed;
     expect(c.data()).toMatch(/^HTTP\/1\.1 431 /);
-    const ok = await raw(port);
+    const ok = await rawConnect(port);
     ok.socket.write(`GET /r HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Small: ${'a'.repeat(500)}\r\n\r\n`);
     await ok.waitFor('{"ok":true}');
     ok.socket.destroy();
   });
 
   it('headersTimeout: headers trickled slower than the timeout get 408 and a closed socket', async () => {
-    const c = await raw(await listen({ headersTimeout: 500, requestTimeout: 1000, connectionsCheckingInterval: 100 }));
+    const c = await rawConnect(await listen({ headersTimeout: 500, requestTimeout: 1000, connectionsCheckingInterval: 100 }));
     const started = Date.now();
     c.socket.write('GET /r HTTP/1.1\r\nHost: 127.0.0.1\r\n');
     let n = 0;
@@ -176,7 +136,7 @@ describe('socket limits', () => {
   });
 
   it('requestTimeout: a body trickled slower than the timeout gets 408 and a closed socket', async () => {
-    const c = await raw(await listen({ headersTimeout: 500, requestTimeout: 1000, connectionsCheckingInterval: 100 }));
+    const c = await rawConnect(await listen({ headersTimeout: 500, requestTimeout: 1000, connectionsCheckingInterval: 100 }));
     const started = Date.now();
     c.socket.write('POST /r HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 200\r\n\r\n{"v":"');
     let n = 0;
@@ -194,7 +154,7 @@ describe('socket limits', () => {
   it('keepAliveTimeout: an idle kept-alive socket is closed after it', async () => {
     // Node 20.20 keeps the socket for keepAliveTimeout + 1 s (it advertises floor(timeout / 1000) s);
     // the upper bound is far below the 5 s default, so the configured value is what applied.
-    const c = await raw(await listen({ keepAliveTimeout: 300 }));
+    const c = await rawConnect(await listen({ keepAliveTimeout: 300 }));
     c.socket.write(REQ);
     await c.waitFor('{"ok":true}');
     const idleFrom = Date.now();
@@ -203,7 +163,7 @@ describe('socket limits', () => {
   });
 
   it('maxRequestsPerSocket: the last allowed response says Connection: close, the next request gets 503', async () => {
-    const c = await raw(await listen({ maxRequestsPerSocket: 2 }));
+    const c = await rawConnect(await listen({ maxRequestsPerSocket: 2 }));
     c.socket.write(REQ + REQ + REQ);
     await c.waitFor('\r\n0\r\n\r\n'); // Node's own 503 is chunked and empty
     const [, first = '', second = '', third = ''] = c.data().split('HTTP/1.1 ');
@@ -215,12 +175,10 @@ describe('socket limits', () => {
   });
 
   it('shutdownDeadline: close() without an argument cuts a request that never finishes after it', async () => {
-    const c = await raw(await listen({ shutdownDeadline: 200 }));
-    const entered = new Promise<void>((r) => {
-      hangEntered = r;
-    });
+    const c = await rawConnect(await listen({ shutdownDeadline: 200 }));
+    hangEntered = deferred();
     c.socket.write('GET /hang HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    await entered;
+    await hangEntered.promise;
     const started = Date.now();
     await app!.close();
     within(Date.now() - started, 150, 3000);

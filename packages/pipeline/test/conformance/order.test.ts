@@ -176,6 +176,16 @@ const build = (): Application =>
     bindings: [AppWide],
   }).register(Overridden, { priority: 3500 });
 
+/**
+ * The global request filters every request meets first, ascending: the pre-matching one, then by
+ * priority, the USER tie in registration order (`app-bound` is global: its binding is on the
+ * application). `max` is global too but comes after a resource's bound filters, so each test
+ * lists it in its place.
+ */
+const GLOBAL_REQUEST_FILTERS = ['pre-ignores-binding', 'min', 'authn', 'authz', 'overridden', 'userA', 'userB', 'app-bound'];
+/** After the method: response filters descending, then writer interceptors ascending. */
+const RESPONSE_CHAIN = ['resp-max', 'resp-header', 'resp-min', 'write-4000', 'write-5000'];
+
 describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
   const send = serveForSuite(transport, () => build());
 
@@ -183,22 +193,11 @@ describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
     const r = await send('/o');
     expect(r.status).toBe(200);
     expect(String(r.headers['x-final-order']).split(',')).toEqual([
-      'pre-ignores-binding',
-      'min',
-      'authn',
-      'authz',
-      'overridden',
-      'userA',
-      'userB',
-      'app-bound',
+      ...GLOBAL_REQUEST_FILTERS,
       'bound-tie',
       'max',
       'method',
-      'resp-max',
-      'resp-header',
-      'resp-min',
-      'write-4000',
-      'write-5000',
+      ...RESPONSE_CHAIN,
     ]);
   });
 
@@ -206,14 +205,7 @@ describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
     const r = await send({ method: 'POST', url: '/o', body: { x: 7 } });
     expect(r.status).toBe(200);
     expect(String(r.headers['x-final-order']).split(',')).toEqual([
-      'pre-ignores-binding',
-      'min',
-      'authn',
-      'authz',
-      'overridden',
-      'userA',
-      'userB',
-      'app-bound',
+      ...GLOBAL_REQUEST_FILTERS,
       'bound-tie',
       'both',
       'roles=ADMIN|OPS',
@@ -222,32 +214,13 @@ describe.each(TRANSPORTS)('order and priorities (%s)', (transport) => {
       'read-4000',
       'read-5000',
       'method:7',
-      'resp-max',
-      'resp-header',
-      'resp-min',
-      'write-4000',
-      'write-5000',
+      ...RESPONSE_CHAIN,
     ]);
   });
 
   it('an unbound resource gets only global providers (pre-matching ignores its binding)', async () => {
     const r = await send('/plain');
     expect(r.text).toBe('plain');
-    expect(String(r.headers['x-final-order']).split(',')).toEqual([
-      'pre-ignores-binding',
-      'min',
-      'authn',
-      'authz',
-      'overridden',
-      'userA',
-      'userB',
-      'app-bound',
-      'max',
-      'resp-max',
-      'resp-header',
-      'resp-min',
-      'write-4000',
-      'write-5000',
-    ]);
+    expect(String(r.headers['x-final-order']).split(',')).toEqual([...GLOBAL_REQUEST_FILTERS, 'max', ...RESPONSE_CHAIN]);
   });
 });

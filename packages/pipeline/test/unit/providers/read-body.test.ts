@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { PayloadTooLargeError } from '../../../src/core/errors.js';
 import { readBody } from '../../../src/providers/read-body.js';
+import { deferred } from '../../helpers/deferred.js';
 import { bytes, rejection } from './helpers.js';
 
 /** A readable that counts how often it was asked for data and serves `body` once. */
@@ -176,18 +177,15 @@ describe('readBody over a real loopback request', () => {
 
   it('reads a complete body and rejects a client that disconnects mid-body', async () => {
     const results: Promise<Buffer>[] = [];
-    let started!: () => void;
-    const startedP = new Promise<void>((resolve) => {
-      started = resolve;
-    });
+    const started = deferred();
     const port = await listen((req) => {
       results.push(readBody(req, 1000, Number(req.headers['content-length'])));
-      started();
+      started.resolve();
     });
     const sock = connect(port, '127.0.0.1');
     await once(sock, 'connect');
     sock.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789');
-    await startedP;
+    await started.promise;
     sock.destroy();
     const err = await rejection(results[0]);
     expect(err.code).toBe('PIPE_CLIENT_ABORTED');
@@ -195,18 +193,15 @@ describe('readBody over a real loopback request', () => {
 
   it('reads an exact-length body from a real request', async () => {
     let result!: Promise<Buffer>;
-    let started!: () => void;
-    const startedP = new Promise<void>((resolve) => {
-      started = resolve;
-    });
+    const started = deferred();
     const port = await listen((req) => {
       result = readBody(req, 10, Number(req.headers['content-length']));
-      started();
+      started.resolve();
     });
     const sock = connect(port, '127.0.0.1');
     await once(sock, 'connect');
     sock.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456789');
-    await startedP;
+    await started.promise;
     expect((await result).toString()).toBe('0123456789');
     sock.destroy();
   });
