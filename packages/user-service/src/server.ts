@@ -18,9 +18,11 @@ import { UserService } from './domain/users.js';
 import { serviceErrorBody } from './http/error-body.js';
 import { ApiVersionFilter } from './http/filters/api-version-filter.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from './http/filters/auth-filters.js';
+import { DurabilityFilter } from './http/filters/durability-filter.js';
 import { RateLimitFilter } from './http/filters/rate-limit-filter.js';
 import { REQUEST_ID_PROPERTY, RequestIdFilter } from './http/filters/request-id-filter.js';
 import { CustomFieldInterceptor } from './http/providers/custom-field-interceptor.js';
+import { StoreErrorMapper } from './http/providers/store-error-mapper.js';
 import { XmlUserWriter } from './http/providers/xml-user-writer.js';
 import { AsyncUsersResource } from './http/resources/async-resource.js';
 import { AuthResource } from './http/resources/auth-resource.js';
@@ -60,6 +62,7 @@ export const PROVIDER_CLASSES = [
   ApiKeyFilter,
   RateLimitFilter,
   CustomFieldInterceptor,
+  DurabilityFilter,
 ] as const;
 
 /** What `createService` needs besides the configuration. */
@@ -98,6 +101,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
       onSnapshotError: (error) => logError(error, undefined),
       onSnapshotRecovered: (recovery) => logInfo(recovery.message),
+      // Once per failure streak, naming the errno; writes are refused (507/503) until it heals.
+      onWriteError: (error) => logError(error, undefined),
+      onWriteRecovered: (message) => logInfo(message),
     });
   await store.open();
   const users = new UserService(store);
@@ -144,6 +150,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     providers: [
       ...PROVIDER_CLASSES,
       new XmlUserWriter(),
+      new StoreErrorMapper(logError),
       new CorsFilter({
         allowOrigin: config.cors.origin,
         allowMethods: splitList(config.cors.methods),

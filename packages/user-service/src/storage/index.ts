@@ -21,7 +21,9 @@ export {
   type RecordStoreErrorCode,
   type RecordStoreStats,
   type StoredRecord,
+  type WriteStatus,
 } from './record-store.js';
+export { storeWriteError, type WriteReporters } from './write-failure.js';
 
 /** Which adapter {@link createRecordStore} builds. */
 export type RecordStoreKind = 'memory' | 'journal';

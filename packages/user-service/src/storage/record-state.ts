@@ -21,6 +21,13 @@ export interface CollectionImage {
   readonly records: readonly StoredRecord[];
 }
 
+/** What one mutation replaced: the record before it, or `undefined` if there was none. */
+export interface UndoEntry {
+  readonly collection: string;
+  readonly id: number;
+  readonly previous: StoredRecord | undefined;
+}
+
 /** Collections, id counters and ordering. Synchronous; never throws on validated input. */
 export class RecordState {
   private readonly collections = new Map<string, Collection>();
@@ -57,9 +64,17 @@ export class RecordState {
     return out;
   }
 
-  /** Applies an already validated batch, in order, within one synchronous call. */
-  apply(mutations: readonly Mutation[]): void {
+  /**
+   * Applies an already validated batch, in order, within one synchronous call. With `undo`, the
+   * previous record (or `undefined`) of every key it touches is pushed there first, in order, so
+   * that {@link RecordState.undo} can take the batch back if it never becomes durable.
+   */
+  apply(mutations: readonly Mutation[], undo?: UndoEntry[]): void {
     for (const m of mutations) {
+      if (undo !== undefined) {
+        const key = m.op === 'put' ? m.record.id : m.id;
+        undo.push({ collection: m.collection, id: key, previous: this.get(m.collection, key) });
+      }
       const c = this.collection(m.collection);
       // Every id ever seen, deleted ones included, pushes the counter: ids are never reused.
       const id = m.op === 'put' ? m.record.id : m.id;
@@ -76,6 +91,32 @@ export class RecordState {
         c.records.set(id, m.record);
       }
     }
+  }
+
+  /**
+   * Takes back batches applied with an undo list, newest entry first (give the lists of several
+   * batches newest batch first). Counters are left alone: an id handed out is never handed out
+   * again, even when the record that used it is taken back.
+   */
+  undo(entries: readonly UndoEntry[]): void {
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const { collection, id, previous } = entries[i] as UndoEntry;
+      const c = this.collection(collection);
+      if (previous === undefined) {
+        c.records.delete(id);
+      } else if (c.records.has(id)) {
+        c.records.set(id, previous);
+      } else {
+        if (id < c.maxKey) c.unordered = true;
+        else c.maxKey = id;
+        c.records.set(id, previous);
+      }
+    }
+  }
+
+  /** Marks counters as changed again (their journal line was rejected, so they must be written). */
+  markDirty(names: Iterable<string>): void {
+    for (const name of names) this.dirty.add(name);
   }
 
   get(name: string, id: number): StoredRecord | undefined {

@@ -62,10 +62,40 @@ export interface RecordStore {
    * check-then-commit cannot race another request); the promise resolves once it is also
    * durable for that adapter (journal: fsynced).
    * Deleting a missing id is a no-op. Rejects with `ERR_STORE_INVALID_MUTATION` (nothing applied)
-   * for a malformed batch.
+   * for a malformed batch. If the batch cannot be made durable it is taken back from memory
+   * before the promise rejects (`ERR_STORE_FULL` / `ERR_STORE_FAILED`), and so is every batch
+   * committed after it that was not yet durable; {@link RecordStore.rollbacks} then grows.
    */
   commit(mutations: Mutation[]): Promise<void>;
+  /**
+   * The read barrier. `undefined` when every batch applied so far is durable; else a promise,
+   * true once every batch applied before the call is durable, false if one of them was taken
+   * back. Whoever answers a client from memory awaits it first, so that no client ever sees a
+   * write that is not durable (commit-wait).
+   */
+  settled(): Promise<boolean> | undefined;
+  /**
+   * How many times batches were taken back from memory since `open()`. A reader compares the
+   * value from before its reads with the value after {@link RecordStore.settled}: a change means
+   * what it read may have been taken back.
+   */
+  readonly rollbacks: number;
+  /** Whether writes currently work: after a failed write, its reason until a write succeeds again. */
+  writeStatus(): WriteStatus;
 }
+
+/** What {@link RecordStore.writeStatus} reports. */
+export type WriteStatus =
+  | { readonly writable: true }
+  | {
+      readonly writable: false;
+      /** `ERR_STORE_FULL` (disk or quota full) or `ERR_STORE_FAILED` (another I/O error). */
+      readonly code: RecordStoreErrorCode;
+      /** One line naming the errno, e.g. `journal write failed: ENOSPC: no space left on device, write`. */
+      readonly reason: string;
+      /** ISO 8601 time of the first failure of the current streak. */
+      readonly since: string;
+    };
 
 /** Counters exposed by the adapters (`store.stats`), for tests and benchmarks. */
 export interface RecordStoreStats {
@@ -93,8 +123,10 @@ export type RecordStoreErrorCode =
   | 'ERR_STORE_CLOSED'
   /** A batch failed validation; nothing was applied. */
   | 'ERR_STORE_INVALID_MUTATION'
-  /** A journal write or fsync failed; the store refuses further writes until reopened. */
+  /** A journal write or fsync failed (an errno other than a full disk); the batch was taken back. */
   | 'ERR_STORE_FAILED'
+  /** A journal write failed for lack of space (ENOSPC, EDQUOT); the batch was taken back. */
+  | 'ERR_STORE_FULL'
   /** The files on disk are damaged in a way that could lose acknowledged writes. */
   | 'ERR_STORE_CORRUPT'
   /** Another store in this process already has the directory open. */

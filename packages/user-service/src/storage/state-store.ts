@@ -3,7 +3,15 @@
  * {@link RecordState}, plus the open/closed lifecycle checks. Adapters add open/close/commit.
  */
 import { RecordState } from './record-state.js';
-import { RecordStoreError, emptyStats, type Mutation, type RecordStore, type RecordStoreStats, type StoredRecord } from './record-store.js';
+import {
+  RecordStoreError,
+  emptyStats,
+  type Mutation,
+  type RecordStore,
+  type RecordStoreStats,
+  type StoredRecord,
+  type WriteStatus,
+} from './record-store.js';
 
 /** Lifecycle of a store instance. An instance is opened once; after close it stays closed. */
 export type StorePhase = 'new' | 'opening' | 'open' | 'closing' | 'closed';
@@ -18,6 +26,17 @@ export abstract class StateStore implements RecordStore {
   abstract open(): Promise<void>;
   abstract close(): Promise<void>;
   abstract commit(mutations: Mutation[]): Promise<void>;
+  /** Adapters whose batches are durable when applied never take one back. */
+  readonly rollbacks: number = 0;
+
+  /** Adapters whose batches are durable when applied have nothing to wait for. */
+  settled(): Promise<boolean> | undefined {
+    return undefined;
+  }
+
+  writeStatus(): WriteStatus {
+    return { writable: true };
+  }
 
   allocateId(collection: string): number {
     if (this.phase !== 'open') throw this.notWritable();

@@ -8,7 +8,7 @@
  */
 import { WebApplicationError } from '@jaxrs-node/pipeline';
 import { encodeBatch } from '../../src/storage/record-codec.js';
-import type { Mutation, RecordStore, StoredRecord } from '../../src/storage/record-store.js';
+import type { Mutation, RecordStore, StoredRecord, WriteStatus } from '../../src/storage/record-store.js';
 
 export interface FakeStoreOptions {
   /** `sync`: applied when commit() is called; `deferred`: applied a macrotask later, then resolved. */
@@ -27,8 +27,19 @@ export class FakeRecordStore implements RecordStore {
     this.visibility = options.visibility ?? 'sync';
   }
 
+  /** The fake never takes a batch back: a failing commit applies nothing. */
+  readonly rollbacks = 0;
+
   async open(): Promise<void> {}
   async close(): Promise<void> {}
+
+  settled(): Promise<boolean> | undefined {
+    return undefined;
+  }
+
+  writeStatus(): WriteStatus {
+    return { writable: true };
+  }
 
   allocateId(collection: string): number {
     const next = (this.counters.get(collection) ?? 0) + 1;

@@ -1,7 +1,8 @@
 /**
- * A journal write that fails (a torn write on a full disk) FAILS the store, and a failed store
- * never rotates or snapshots: otherwise it would move the torn line out of the newest journal
- * (where recovery could no longer cut it) and persist the rejected batch through a snapshot.
+ * A journal write that fails (a torn write on a full disk) is rejected and taken back from
+ * memory, and the store neither rotates nor snapshots until the torn tail is cut: otherwise it
+ * would move the torn line out of the newest journal (where recovery could no longer cut it) and
+ * persist the rejected batch through a snapshot.
  * Also: a snapshot whose captured state holds a batch still queued is only published once that
  * batch is durable, and dropped if its write fails.
  *
@@ -27,37 +28,39 @@ describe('JournalRecordStore after a failed journal write', () => {
   it.each([
     ['a snapshot would succeed', false],
     ['the snapshot would fail too (snapshot.json is a directory)', true],
-  ])('a torn write at the snapshot trigger neither rotates nor snapshots (%s)', async (_, obstructed) => {
-    const dir = await tempDir();
-    const { store, errors } = await watchedStore(dir, EVERY);
-    await commitUsers(store, 1, EVERY - 1);
-    if (obstructed) await mkdir(join(dir, 'snapshot.json', 'x'), { recursive: true });
-    const file = join(dir, journalFile(1));
-    const good = (await stat(file)).size;
+  ])(
+    'a torn write at the snapshot trigger neither rotates nor snapshots, and the torn line is cut off at once (%s)',
+    async (_, obstructed) => {
+      const dir = await tempDir();
+      const { store, errors } = await watchedStore(dir, EVERY);
+      await commitUsers(store, 1, EVERY - 1);
+      if (obstructed) await mkdir(join(dir, 'snapshot.json', 'x'), { recursive: true });
+      const file = join(dir, journalFile(1));
+      const good = (await stat(file)).size;
 
-    // The EVERY-th commit reaches the snapshot trigger; its line is torn and the write fails.
-    const result = await withWriteFaults(await tempDir(), { tear: (t) => isJournalLineOf(t, EVERY) }, () =>
-      settled(store.commit([putUser(EVERY)])),
-    );
-    expect(result).toMatchObject({ code: 'ERR_STORE_FAILED', cause: { code: 'ENOSPC' } });
-    await expect(store.commit([putUser(EVERY + 1)])).rejects.toMatchObject({ code: 'ERR_STORE_FAILED' });
-    await store.close(); // waits for the writer and for any snapshot it would have started
+      // The EVERY-th commit reaches the snapshot trigger; its line is torn and the write fails.
+      const result = await withWriteFaults(await tempDir(), { tear: (t) => isJournalLineOf(t, EVERY) }, () =>
+        settled(store.commit([putUser(EVERY)])),
+      );
+      expect(result).toMatchObject({ code: 'ERR_STORE_FULL', cause: { code: 'ENOSPC' } });
+      expect(store.get('users', EVERY)).toBeUndefined(); // taken back from memory
+      expect(store.writeStatus()).toMatchObject({ writable: false, code: 'ERR_STORE_FULL' });
 
-    // No journal 2, no snapshot, nothing reported: the torn line stays in the newest journal.
-    const expected = obstructed ? [journalFile(1), 'snapshot.json'] : [journalFile(1)];
-    expect((await readdir(dir)).sort()).toEqual(expected);
-    expect(store.stats.snapshots).toBe(0);
-    expect(errors).toEqual([]);
-    const torn = (await stat(file)).size - good;
-    expect(torn).toBeGreaterThan(0);
+      // No journal 2, no snapshot, nothing reported: the torn line stays in the newest journal.
+      const expected = obstructed ? [journalFile(1), 'snapshot.json'] : [journalFile(1)];
+      expect((await readdir(dir)).sort()).toEqual(expected);
+      expect(store.stats.snapshots).toBe(0);
+      expect(errors).toEqual([]);
+      expect((await stat(file)).size).toBe(good); // the torn line was cut off at once
 
-    // Recovery cuts the torn line; exactly the acknowledged records are there.
-    if (obstructed) await rm(join(dir, 'snapshot.json'), { recursive: true });
-    expect(await reopenedIds(dir)).toEqual({ ids: range(1, EVERY - 1), truncatedBytes: torn, replayed: EVERY - 1 });
-    expect((await stat(file)).size).toBe(good);
-  });
+      await store.close();
+      if (obstructed) await rm(join(dir, 'snapshot.json'), { recursive: true });
+      expect(await reopenedIds(dir)).toEqual({ ids: range(1, EVERY - 1), truncatedBytes: 0, replayed: EVERY - 1 });
+      expect((await stat(file)).size).toBe(good);
+    },
+  );
 
-  it('drops the snapshot whose captured state holds a batch that is then rejected', async () => {
+  it('drops the snapshot whose captured state holds a batch that is then rejected, and takes the batch back', async () => {
     const dir = await tempDir();
     const { store, errors } = await watchedStore(dir, EVERY);
     await commitUsers(store, 1, EVERY - 1);
@@ -74,15 +77,15 @@ describe('JournalRecordStore after a failed journal write', () => {
       await store.commit([putUser(EVERY)]);
       return late;
     });
-    expect(lateResult).toMatchObject({ code: 'ERR_STORE_FAILED', cause: { code: 'ENOSPC' } });
-    // Memory is ahead of disk: it was captured.
-    expect(store.get('users', EVERY + 1)).toEqual({ id: EVERY + 1, name: `user-${EVERY + 1}` });
+    expect(lateResult).toMatchObject({ code: 'ERR_STORE_FULL', cause: { code: 'ENOSPC' } });
+    expect(store.get('users', EVERY + 1)).toBeUndefined(); // captured, then taken back
+    expect(store.rollbacks).toBe(1);
     await store.close();
 
     // Journal 2 was created (the rotation preceded the failure) but no snapshot was published.
     expect((await readdir(dir)).sort()).toEqual([journalFile(1), journalFile(2)]);
     expect(store.stats.snapshots).toBe(0);
-    expect(errors).toEqual([]); // dropped, not a snapshot failure: the store failed
+    expect(errors).toEqual([]); // dropped, not a snapshot failure: its batch was rejected
     const { ids } = await reopenedIds(dir);
     expect(ids).toEqual(range(1, EVERY));
   });

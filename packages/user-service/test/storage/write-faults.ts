@@ -20,6 +20,8 @@ export interface WriteFaults {
   readonly before?: (text: string) => void;
   /** The FIRST write whose text matches writes only its first half; later ones on its handle fail. */
   readonly tear?: (text: string) => boolean;
+  /** While it returns true, every write fails with ENOSPC before writing anything (a full disk). */
+  readonly full?: () => boolean;
 }
 
 async function fileHandlePrototype(dir: string): Promise<{ write: Write }> {
@@ -43,7 +45,7 @@ export async function withWriteFaults<T>(scratchDir: string, faults: WriteFaults
   const torn = new WeakSet<FileHandle>(); // handles whose writes fail from now on
   let tornOnce = false;
   proto.write = async function (this: FileHandle, buffer: Buffer, offset = 0, length = buffer.length - offset, ...rest: unknown[]) {
-    if (torn.has(this)) throw enospc();
+    if (torn.has(this) || faults.full?.() === true) throw enospc();
     const text = buffer.toString('utf8', offset, offset + length);
     faults.before?.(text);
     if (!tornOnce && faults.tear?.(text) === true) {

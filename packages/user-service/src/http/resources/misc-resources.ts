@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { GET, Path, Produces, QueryParam } from '@jaxrs-node/pipeline';
+import { GET, Path, Produces, QueryParam, Response } from '@jaxrs-node/pipeline';
 import { largeDataStream, parseLargeDataCount } from '../../domain/large-data.js';
 import { USER_JSON_SCHEMA } from '../../domain/user-schema.js';
 import { formatTimestamp } from '../../domain/users-model.js';
@@ -13,14 +13,22 @@ import type { RecordStore } from '../../storage/index.js';
 @Produces('application/json')
 export class HealthResource {
   constructor(@inject(TOKENS.store) private readonly store: RecordStore) {}
-  @GET('api/health') api(): unknown {
+  @GET('api/health') api(): Response {
     return this.status();
   }
-  @GET('health') root(): unknown {
+  @GET('health') root(): Response {
     return this.status();
   }
-  private status(): unknown {
-    return { status: 'UP', users: this.store.size('users') };
+  /**
+   * 200 `UP` while the store takes writes; 503 `DEGRADED` with the failing write's reason (its
+   * errno) and since when, while it does not (a full disk): reads still work, writes answer
+   * 507/503, and the store retries by itself, so the status returns to `UP` without a restart.
+   */
+  private status(): Response {
+    const users = this.store.size('users');
+    const write = this.store.writeStatus();
+    if (write.writable) return new Response(200, { status: 'UP', users });
+    return new Response(503, { status: 'DEGRADED', users, reason: write.reason, since: write.since }, { 'retry-after': '5' });
   }
 }
 

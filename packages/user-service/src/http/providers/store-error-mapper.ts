@@ -1,0 +1,44 @@
+import {
+  InternalServerError,
+  MapsError,
+  Response,
+  ServiceUnavailableError,
+  WebApplicationError,
+  type ContainerRequestContext,
+  type ExceptionMapper,
+} from '@jaxrs-node/pipeline';
+import { RecordStoreError } from '../../storage/record-store.js';
+import { serviceErrorBody } from '../error-body.js';
+
+/**
+ * Storage failures as HTTP answers, in the service's error body:
+ * - `ERR_STORE_FULL` (ENOSPC, EDQUOT): 507 Insufficient Storage, as a refused upload is; the write
+ *   was taken back, nothing of it is stored.
+ * - `ERR_STORE_FAILED` (another journal I/O error), and a store not open or already closed (during
+ *   start-up or shutdown): 503 with `Retry-After: 1`; the store retries the disk by itself.
+ * - anything else (a damaged file, a malformed batch: a bug): 500, logged.
+ * The failing errno is logged once per failure streak by the store's reporter, not per request.
+ */
+@MapsError(RecordStoreError)
+export class StoreErrorMapper implements ExceptionMapper<RecordStoreError> {
+  constructor(private readonly logError: (error: unknown, request: ContainerRequestContext) => void) {}
+
+  toResponse(error: RecordStoreError, request: ContainerRequestContext): Response {
+    const web = this.toWebError(error, request);
+    return new Response(web.status, serviceErrorBody(web, request), { 'content-type': 'application/json', ...web.headers });
+  }
+
+  private toWebError(error: RecordStoreError, request: ContainerRequestContext): WebApplicationError {
+    switch (error.code) {
+      case 'ERR_STORE_FULL':
+        return new WebApplicationError(507, 'Insufficient storage', { code: 'STORE_FULL' });
+      case 'ERR_STORE_FAILED':
+      case 'ERR_STORE_CLOSED':
+      case 'ERR_STORE_NOT_OPEN':
+        return new ServiceUnavailableError('Storage unavailable', { retryAfterSeconds: 1, code: 'STORE_UNAVAILABLE' });
+      default:
+        this.logError(error, request);
+        return new InternalServerError();
+    }
+  }
+}
