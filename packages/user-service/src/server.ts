@@ -19,6 +19,7 @@ import { serviceErrorBody } from './http/error-body.js';
 import { ApiVersionFilter } from './http/filters/api-version-filter.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from './http/filters/auth-filters.js';
 import { DurabilityFilter } from './http/filters/durability-filter.js';
+import { ServiceHeadersFilter } from './http/filters/service-headers-filter.js';
 import { RateLimitFilter } from './http/filters/rate-limit-filter.js';
 import { REQUEST_ID_PROPERTY, RequestIdFilter } from './http/filters/request-id-filter.js';
 import { CustomFieldInterceptor } from './http/providers/custom-field-interceptor.js';
@@ -63,6 +64,7 @@ export const PROVIDER_CLASSES = [
   RateLimitFilter,
   CustomFieldInterceptor,
   DurabilityFilter,
+  ServiceHeadersFilter,
 ] as const;
 
 /** What `createService` needs besides the configuration. */

@@ -88,6 +88,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
     default: '(none)',
     description: 'Base http(s) URL of the product catalogue; `GET /api/products/{id}` calls `{url}/products/{id}`.',
   },
+  {
+    name: 'PUBLIC_BASE_URL',
+    default: '(none)',
+    description:
+      "Base http(s) URL clients reach the service at (behind a proxy); `Location` values use it instead of the request's `Host`.",
+  },
   { name: 'UPLOAD_MAX_BYTES', default: String(D.UPLOAD_MAX_BYTES), description: 'Largest accepted upload file in bytes (413 beyond).' },
   { name: 'UPLOAD_MAX_FILES', default: String(D.UPLOAD_MAX_FILES), description: 'File parts accepted per upload request (1-100).' },
   { name: 'BODY_LIMIT_BYTES', default: String(D.BODY_LIMIT_BYTES), description: 'Largest JSON request body in bytes (413 beyond).' },

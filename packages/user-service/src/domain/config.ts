@@ -47,6 +47,8 @@ export interface AppConfig {
   readonly seed: 'demo' | 'none';
   readonly storage: 'journal' | 'memory';
   readonly productCatalogUrl: string | undefined;
+  /** Origin (and optional path prefix) clients use, without a trailing slash; `Location` values start with it. */
+  readonly publicBaseUrl: string | undefined;
   readonly uploadMaxBytes: number;
   readonly uploadMaxFiles: number;
   readonly bodyLimitBytes: number;
@@ -183,6 +185,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     seed: r.oneOf('SEED', ['demo', 'none'] as const, D.SEED),
     storage: r.oneOf('STORAGE', ['journal', 'memory'] as const, D.STORAGE),
     productCatalogUrl: r.raw('PRODUCT_CATALOG_URL') === undefined ? undefined : r.text('PRODUCT_CATALOG_URL', '', httpUrl),
+    publicBaseUrl: r.raw('PUBLIC_BASE_URL') === undefined ? undefined : r.text('PUBLIC_BASE_URL', '', httpUrl).replace(/\/+$/, ''),
     uploadMaxBytes: r.int('UPLOAD_MAX_BYTES', D.UPLOAD_MAX_BYTES, 1, 2 ** 40),
     uploadMaxFiles: r.int('UPLOAD_MAX_FILES', D.UPLOAD_MAX_FILES, 1, 100),
     bodyLimitBytes: r.int('BODY_LIMIT_BYTES', D.BODY_LIMIT_BYTES, 1, 1024 * 1024 * 1024),

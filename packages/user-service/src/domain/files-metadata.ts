@@ -75,7 +75,8 @@ export function contentDisposition(filename: string): string {
  * @throws NotFoundError for anything that is not such an id.
  */
 export function parseFileId(raw: string | number): number {
-  const id = parseRecordId(raw);
+  // Canonical only (no leading zeros): one URL per file, as for users and orders.
+  const id = parseRecordId(raw, { canonical: true });
   if (id === undefined) throw fileNotFound();
   return id;
 }

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import type { RecordStore, StoredRecord } from '../storage/record-store.js';
 import { contentDisposition, fileNotFound, parseFileId } from './files-metadata.js';
+import { formatTimestamp } from './users-model.js';
 import { createMultipartParser, DEFAULT_UPLOAD_LIMITS, receiveUpload, type UploadLimits } from './uploads.js';
 
 /** Record-store collection of file metadata. */
@@ -117,6 +118,8 @@ export class FileStore {
   get(rawId: string | number): FileRecord {
     const record = this.store.get<FileRecord>(FILES_COLLECTION, parseFileId(rawId));
     if (record === undefined) throw fileNotFound();
+    // Records stored before timestamps were cut to seconds carry milliseconds: show them in seconds.
+    if (record.createdAt.length !== 20) return { ...record, createdAt: formatTimestamp(new Date(record.createdAt)) };
     return record;
   }
 
@@ -166,7 +169,8 @@ export class FileStore {
   /** Renames the fsynced part into place, makes the rename durable, then commits the record. */
   private async publish(id: number, partPath: string, meta: FileMetadata): Promise<FileRecord> {
     const binPath = this.path(id, 'bin');
-    const record: FileRecord = { id, ...meta, createdAt: new Date().toISOString() };
+    // Whole seconds, as every timestamp of the API (ISO 8601 UTC, `...T12:00:00Z`).
+    const record: FileRecord = { id, ...meta, createdAt: formatTimestamp(new Date()) };
     try {
       await rename(partPath, binPath);
       await syncDirectory(this.dir);

@@ -106,7 +106,7 @@ export class JobService {
 
   /** Job `rawId` (decimal string or number). @throws NotFoundError */
   get(rawId: string | number): Job {
-    const id = parseRecordId(rawId);
+    const id = parseRecordId(rawId, { canonical: true }); // one URL per job: `007` is not job 7
     const job = id === undefined ? undefined : this.view(id);
     if (job === undefined) throw new NotFoundError('Job not found', { code: 'JOB_NOT_FOUND' });
     return job;

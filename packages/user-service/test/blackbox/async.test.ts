@@ -133,6 +133,15 @@ describe('async user creation (black box)', () => {
     }
   });
 
+  it('answers 404 for a known job spelled with leading zeros: one URL per job', async () => {
+    const { path } = firstJob!;
+    expect((await http(server.url, 'GET', path)).status).toBe(200);
+    const id = /\/(\d+)$/.exec(path)![1]!;
+    for (const alias of [`0${id}`, `000${id}`]) {
+      expect((await http(server.url, 'GET', `/api/async/users/jobs/${alias}`)).status).toBe(404);
+    }
+  });
+
   it('keeps job records and their users across a restart', async () => {
     expect(firstJob).toBeDefined();
     const { path, job } = firstJob!;

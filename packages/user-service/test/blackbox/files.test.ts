@@ -51,6 +51,15 @@ describe('files (black box)', () => {
     expect(meta.json()).toMatchObject({ id: record.id, filename: 'data.bin', size: 1000 });
   });
 
+  it('answers 404 for a stored file spelled with leading zeros: one URL per file', async () => {
+    const [id] = [...uploaded][0]!;
+    for (const path of [`/api/files/0${id}`, `/api/files/000${id}`, `/api/files/0${id}/download`]) {
+      const r = await http(server.url, 'GET', path);
+      expect(r.status).toBe(404);
+      expect(r.json()).toMatchObject({ status: 404, error: 'Not Found', path });
+    }
+  });
+
   it('downloads the exact bytes as an attachment with safe headers', async () => {
     const [id, bytes] = [...uploaded][0]!;
     const r = await http(server.url, 'GET', `/api/files/${id}/download`);

@@ -75,11 +75,10 @@ describe('contentDisposition', () => {
 });
 
 // Which inputs are ids is parseRecordId's rule, tested in full in record-id.test.ts; here one
-// input of each kind shows parseFileId answers with that rule (and leading zeros, as file ids do).
+// input of each kind shows parseFileId answers with that rule (canonical spellings only, as users and orders).
 describe('parseFileId', () => {
-  it('returns the id of decimal strings (leading zeros allowed) and numbers naming positive safe integers', () => {
+  it('returns the id of canonical decimal strings and numbers naming positive safe integers', () => {
     expect(parseFileId('1')).toBe(1);
-    expect(parseFileId('007')).toBe(7);
     expect(parseFileId('9007199254740991')).toBe(Number.MAX_SAFE_INTEGER);
     expect(parseFileId(12)).toBe(12);
   });
@@ -87,6 +86,8 @@ describe('parseFileId', () => {
   it.each([
     '', // empty
     '0', // zero
+    '007', // leading zeros: one URL per file
+    '01', // leading zero
     '-1', // a sign
     '1e3', // not plain digits
     ' 1', // blanks

@@ -45,10 +45,22 @@ describe('FileStore.upload: success', () => {
       contentType: 'application/pdf',
       description: 'quarterly report',
     });
-    expect(record.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/);
+    expect(record.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/); // whole seconds, as the API promises
     expect(store.get('files', 1)).toEqual(record);
     expect(await storedFiles(dir)).toEqual(['1.bin']);
     expect(sha(await readFile(join(dir, 'files', '1.bin')))).toBe(sha(content));
+  });
+
+  it('shows a record stored with milliseconds (before timestamps were cut to seconds) in seconds', async () => {
+    const { store, files } = await setup();
+    await store.commit([
+      {
+        op: 'put',
+        collection: 'files',
+        record: { id: 7, filename: 'old.txt', size: 1, contentType: 'text/plain', createdAt: '2026-01-02T03:04:05.678Z' },
+      },
+    ]);
+    expect(files.get('7').createdAt).toBe('2026-01-02T03:04:05Z');
   });
 
   it('serves the same bytes back through open(), with fstat size', async () => {
