@@ -25,7 +25,7 @@ const TOO_LARGE = {
   code: 'PIPE_BODY_TOO_LARGE',
   message: `Request body exceeds the limit of ${LIMITS.bodyLimit} bytes`,
 };
-const SHUTTING_DOWN = { status: 503, error: 'Service Unavailable', message: 'Server is shutting down' };
+const SHUTTING_DOWN = { status: 503, error: 'Service Unavailable', code: 'PIPE_SHUTTING_DOWN' };
 const bigNote = JSON.stringify({ text: 'x'.repeat(LIMITS.bodyLimit) });
 const json = { 'content-type': 'application/json' };
 const portOf = (server: Server): number => (server.address() as AddressInfo).port;

@@ -9,7 +9,7 @@ import { resolveLimits, type PipelineLimits } from './defaults.js';
 import { channels } from './diagnostics.js';
 import type { Exchange } from './exchange.js';
 import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
-import { handle } from './lifecycle.js';
+import { handle, rejectWhileClosing } from './lifecycle.js';
 import { classMeta, discoveredProviders } from './metadata.js';
 import type { RouteMethod } from './model.js';
 import type { Constructor, TypeToken } from './providers.js';
@@ -154,7 +154,7 @@ export class Application {
     const rt = this.build().rt!;
     return (req, res) => {
       if (rt.state.closing) {
-        rejectWhileClosing(res);
+        rejectWhileClosing(rt, req, res);
         return;
       }
       handle(rt, req, res);
@@ -245,15 +245,3 @@ export class Application {
 
 /** After the last in-flight response, how long connections may linger before close() cuts them. */
 const IDLE_LINGER_MS = 500;
-
-const CLOSING_BODY = '{"status":503,"error":"Service Unavailable","message":"Server is shutting down"}';
-
-function rejectWhileClosing(res: ServerResponse): void {
-  res.writeHead(503, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(CLOSING_BODY),
-    connection: 'close',
-    'retry-after': '1',
-  });
-  res.end(CLOSING_BODY);
-}

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { channels } from './diagnostics.js';
-import { BadRequestError } from './errors.js';
+import { BadRequestError, ServiceUnavailableError } from './errors.js';
 import { Exchange } from './exchange.js';
 import { match } from './match.js';
 import { FORM_PROPERTY } from './params.js';
@@ -32,6 +32,26 @@ export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): 
   if (channels.start.hasSubscribers) channels.start.publish({ request: ex });
   if (ex.path.charCodeAt(0) !== 47 /* '/' */) normalizeTarget(ex);
   run(ex, preMatch);
+}
+
+/**
+ * A request that arrives while the application is closing: 503 with `Retry-After: 1` and
+ * `Connection: close`, through the normal error path (exception mappers, the application's error
+ * body, global response filters), so it looks like every other error of the application.
+ */
+export function rejectWhileClosing(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const ex = new Exchange(rt, req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
+  rt.state.inflight++;
+  if (channels.start.hasSubscribers) channels.start.publish({ request: ex });
+  run(ex, () => {
+    throw new ServiceUnavailableError('Server is shutting down', {
+      retryAfterSeconds: 1,
+      code: 'PIPE_SHUTTING_DOWN',
+      headers: { connection: 'close' },
+    });
+  });
 }
 
 /** Runs one stage, routing a throw or a rejection to the error path. */

@@ -88,7 +88,14 @@ export function handleError(ex: Exchange, error: unknown): Step {
 }
 
 function internalError(ex: Exchange): Response {
-  const body = ex.rt.errorBody(PLAIN_500, ex);
+  let body: unknown;
+  try {
+    body = ex.rt.errorBody(PLAIN_500, ex);
+  } catch (factoryError) {
+    // A throwing error-body factory must not take the request down with it.
+    ex.rt.logError(factoryError, ex);
+    body = { status: 500, error: 'Internal Server Error' };
+  }
   return new Response(500, body);
 }
 
@@ -100,10 +107,20 @@ function plain500(ex: Exchange, error: unknown): Step {
   ex.rt.logError(error, ex);
   const res = ex.rawResponse;
   if (!res.headersSent) {
-    res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(PLAIN_500_BODY) });
-    res.end(ex.isHead ? undefined : PLAIN_500_BODY);
+    const body = lastResortBody(ex);
+    res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(ex.isHead ? undefined : body);
   } else if (!res.destroyed) res.destroy();
   ex.rt.finish(ex, 500);
+}
+
+/** The application's error body for a 500, serialised without writers; the fixed one if that fails too. */
+function lastResortBody(ex: Exchange): string {
+  try {
+    return JSON.stringify(ex.rt.errorBody(PLAIN_500, ex)) ?? PLAIN_500_BODY;
+  } catch {
+    return PLAIN_500_BODY;
+  }
 }
 
 function publishError(ex: Exchange, error: unknown): void {

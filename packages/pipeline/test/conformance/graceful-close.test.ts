@@ -146,7 +146,8 @@ describe('graceful close in-process (inject)', () => {
     const rejected = await app.inject('/fast');
     expect(rejected.status).toBe(503);
     expect(rejected.headers.connection).toBe('close');
-    expect(rejected.json()).toEqual({ status: 503, error: 'Service Unavailable', message: 'Server is shutting down' });
+    expect(rejected.json()).toEqual({ status: 503, error: 'Service Unavailable', code: 'PIPE_SHUTTING_DOWN' });
+    expect(rejected.headers['retry-after']).toBe('1');
     expect(flag.settled).toBe(false);
 
     slowRelease.resolve();
