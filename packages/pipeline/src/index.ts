@@ -5,7 +5,7 @@
 import 'reflect-metadata';
 
 export { Application, defaultErrorBody } from './core/application.js';
-export type { ApplicationOptions } from './core/application.js';
+export type { ApplicationOptions, CloseResult } from './core/application.js';
 export type { RegistrationOptions } from './core/build.js';
 export { DEFAULT_LIMITS } from './core/defaults.js';
 export type { PipelineLimits } from './core/defaults.js';

@@ -1,10 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../decorators/binding.js';
 import { defaultProviders } from '../providers/index.js';
 import { JsonOptions } from '../providers/json.js';
 import { buildModel, type Registration, type RegistrationOptions } from './build.js';
+import { cutQuiet, sparingFlushing, trackConnections } from './connections.js';
 import { resolveLimits, type PipelineLimits } from './defaults.js';
 import { channels } from './diagnostics.js';
 import type { Exchange } from './exchange.js';
@@ -70,7 +71,8 @@ export class Application {
   private rt: Runtime | undefined;
   private routesBuilt: RouteMethod[] = [];
   private httpServer: Server | undefined;
-  private closing: Promise<void> | undefined;
+  private sockets: Set<Socket> = new Set();
+  private closing: Promise<CloseResult> | undefined;
   readonly limits: PipelineLimits;
 
   constructor(options: ApplicationOptions = {}) {
@@ -181,6 +183,7 @@ export class Application {
     server.keepAliveTimeout = l.keepAliveTimeout;
     server.maxRequestsPerSocket = l.maxRequestsPerSocket === 0 ? null : l.maxRequestsPerSocket;
     this.httpServer = server;
+    this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -194,43 +197,59 @@ export class Application {
   /**
    * Graceful close: stop accepting, answer new requests on kept-alive sockets with 503 +
    * `Connection: close`, let in-flight requests finish, then cut what is left at the deadline.
+   * A response already written is delivered whole (see connections.ts): a connection still
+   * flushing it is never treated as idle, only the deadline cuts it. Resolves with how it went, so
+   * a process can exit non-zero when the deadline had to cut connections. Idempotent.
    */
-  close(deadlineMs = this.limits.shutdownDeadline): Promise<void> {
+  close(deadlineMs = this.limits.shutdownDeadline): Promise<CloseResult> {
     if (this.closing !== undefined) return this.closing;
     const rt = this.build().rt!;
     rt.state.closing = true;
     const server = this.httpServer;
-    this.closing = new Promise<void>((resolve) => {
+    const sockets = this.sockets;
+    this.closing = new Promise<CloseResult>((resolve) => {
+      let cutConnections = 0;
+      let drained = rt.state.inflight === 0;
       const idle = new Promise<void>((r) => {
         if (rt.state.inflight === 0) r();
         else rt.state.onIdle = r;
       });
+      void idle.then(() => (drained = true));
       // At the deadline: cut our server's connections. Without a server of our own (`handler` on
       // someone else's server, `inject`) the connections are not ours to cut: stop waiting.
-      const timer = setTimeout(() => (server === undefined ? resolve() : server.closeAllConnections()), deadlineMs);
+      const timer = setTimeout(() => {
+        if (server === undefined) {
+          resolve({ drained, cutConnections: 0 });
+          return;
+        }
+        cutConnections = sockets.size;
+        server.closeAllConnections();
+      }, deadlineMs);
       // Only our server's timer may let the process exit early; without one, the timer is what
       // settles close() for a request that never ends (idle settles it sooner and clears it).
       if (server !== undefined) timer.unref();
       if (server === undefined) {
         void idle.then(() => {
           clearTimeout(timer);
-          resolve();
+          resolve({ drained: true, cutConnections: 0 });
         });
         return;
       }
-      server.close(() => {
-        clearTimeout(timer);
-        clearTimeout(linger);
-        resolve();
-      });
-      server.closeIdleConnections();
+      // server.close() also reaps idle connections (Node 19+): spare those still flushing.
+      sparingFlushing(server, sockets, () =>
+        server.close(() => {
+          clearTimeout(timer);
+          clearTimeout(linger);
+          resolve({ drained, cutConnections });
+        }),
+      );
       // Once nothing is in flight, connections that never sent a request (clients open spares)
       // are not "idle" to Node and would hold close() until the deadline: give the last
-      // responses a moment to flush, then cut what is left.
+      // responses a moment to flush, then cut those with nothing left to send.
       let linger: NodeJS.Timeout | undefined;
       void idle.then(() => {
-        server.closeIdleConnections();
-        linger = setTimeout(() => server.closeAllConnections(), Math.min(IDLE_LINGER_MS, deadlineMs));
+        sparingFlushing(server, sockets, () => server.closeIdleConnections());
+        linger = setTimeout(() => cutQuiet(sockets), Math.min(IDLE_LINGER_MS, deadlineMs));
         linger.unref();
       });
     });
@@ -241,6 +260,14 @@ export class Application {
   inject(request: InjectRequest | string): Promise<InjectResponse> {
     return injectRequest(this.handler, typeof request === 'string' ? { url: request } : request);
   }
+}
+
+/** How a {@link Application.close} went. */
+export interface CloseResult {
+  /** Every in-flight request finished before the deadline. */
+  readonly drained: boolean;
+  /** Connections the deadline had to cut (0 after a clean drain). */
+  readonly cutConnections: number;
 }
 
 /** After the last in-flight response, how long connections may linger before close() cuts them. */

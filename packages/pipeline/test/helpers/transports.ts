@@ -68,7 +68,9 @@ export async function start(app: Application, transport: Transport): Promise<{ s
         json: () => JSON.parse(buf.toString('utf8')),
       };
     },
-    stop: () => app.close(2000),
+    stop: async () => {
+      await app.close(2000);
+    },
   };
 }
 
