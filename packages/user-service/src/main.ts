@@ -1,8 +1,10 @@
 #!/usr/bin/env node
 /**
  * The reference server: `node packages/user-service/dist/main.js`. Configuration from the
- * environment (README "Configuration"); prints `listening on http://HOST:PORT` when ready; drains
- * and exits 0 on SIGTERM / SIGINT.
+ * environment (README "Configuration"); prints `listening on http://HOST:PORT` when ready; on
+ * SIGTERM / SIGINT drains, flushes the store and logs, as its last line,
+ * `{"level":"info","message":"stopped","exitCode":N}`: 0 when every request drained and the store
+ * flushed, 1 (with `problems`) when the deadline cut connections or the store could not write.
  */
 import 'reflect-metadata';
 import { ConfigError, loadConfig, redactConfig } from './domain/config.js';
@@ -23,7 +25,12 @@ async function main(): Promise<void> {
     stopping = true;
     process.stdout.write(`${JSON.stringify({ level: 'info', message: `${signal}: draining` })}\n`);
     service.close().then(
-      () => process.exit(0),
+      ({ exitCode, problems }) => {
+        const line: Record<string, unknown> = { level: exitCode === 0 ? 'info' : 'error', message: 'stopped', exitCode };
+        if (problems.length > 0) line.problems = problems;
+        process.stdout.write(`${JSON.stringify(line)}\n`);
+        process.exit(exitCode);
+      },
       (e: unknown) => {
         process.stderr.write(`${JSON.stringify({ level: 'error', message: 'shutdown failed', error: String(e) })}\n`);
         process.exit(1);

@@ -86,8 +86,17 @@ export interface Service {
   readonly container: DependencyContainer;
   readonly jobs: JobService;
   listen(): Promise<AddressInfo>;
-  /** Graceful: drain HTTP, finish jobs, flush storage. */
-  close(): Promise<void>;
+  /** Graceful: drain HTTP, finish jobs, flush storage. Says whether everything went cleanly. */
+  close(): Promise<ServiceStopped>;
+}
+
+/**
+ * How a {@link Service.close} went. `exitCode` is 0 only when every request drained before the
+ * deadline, and the store was writable and flushed; else 1 and `problems` says why.
+ */
+export interface ServiceStopped {
+  readonly exitCode: 0 | 1;
+  readonly problems: readonly string[];
 }
 
 /**
@@ -192,11 +201,20 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     jobs,
     listen: () => app.listen(config.port, config.host),
     async close() {
-      await app.close(config.shutdownDeadlineMs);
+      const problems: string[] = [];
+      const http = await app.close(config.shutdownDeadlineMs);
+      if (!http.drained) problems.push(`the shutdown deadline (${config.shutdownDeadlineMs} ms) cut ${http.cutConnections} connection(s)`);
       await jobs.whenIdle();
       await upstream?.close();
       if (onFinish !== undefined) diagnostics_channel.unsubscribe(CHANNEL_NAMES.finish, onFinish);
-      await store.close();
+      const write = store.writeStatus();
+      if (!write.writable) problems.push(`the store could not write: ${write.reason}`);
+      try {
+        await store.close();
+      } catch (e) {
+        problems.push(`the final store flush failed: ${(e as Error)?.message ?? String(e)}`);
+      }
+      return { exitCode: problems.length === 0 ? 0 : 1, problems };
     },
   };
 }

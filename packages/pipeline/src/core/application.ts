@@ -209,17 +209,17 @@ export class Application {
     const sockets = this.sockets;
     this.closing = new Promise<CloseResult>((resolve) => {
       let cutConnections = 0;
-      let drained = rt.state.inflight === 0;
+      let deadlinePassed = false;
       const idle = new Promise<void>((r) => {
         if (rt.state.inflight === 0) r();
         else rt.state.onIdle = r;
       });
-      void idle.then(() => (drained = true));
       // At the deadline: cut our server's connections. Without a server of our own (`handler` on
       // someone else's server, `inject`) the connections are not ours to cut: stop waiting.
       const timer = setTimeout(() => {
+        deadlinePassed = true;
         if (server === undefined) {
-          resolve({ drained, cutConnections: 0 });
+          resolve({ drained: false, cutConnections: 0 });
           return;
         }
         cutConnections = sockets.size;
@@ -240,7 +240,7 @@ export class Application {
         server.close(() => {
           clearTimeout(timer);
           clearTimeout(linger);
-          resolve({ drained, cutConnections });
+          resolve({ drained: !deadlinePassed, cutConnections });
         }),
       );
       // Once nothing is in flight, connections that never sent a request (clients open spares)
@@ -264,7 +264,7 @@ export class Application {
 
 /** How a {@link Application.close} went. */
 export interface CloseResult {
-  /** Every in-flight request finished before the deadline. */
+  /** Everything finished before the deadline (nothing had to be cut). */
   readonly drained: boolean;
   /** Connections the deadline had to cut (0 after a clean drain). */
   readonly cutConnections: number;

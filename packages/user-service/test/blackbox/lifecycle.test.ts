@@ -59,7 +59,8 @@ async function withServer<T>(options: Parameters<typeof startServer>[0], fn: (s:
     return await fn(server);
   } finally {
     // Every drain in this file must end with exit 0 (SIGTERM after requests were served).
-    expect(await server.stop('SIGTERM')).toBe(0);
+    const code = await server.stop('SIGTERM');
+    expect(code, server.stdout.at(-1)).toBe(0);
     if (options?.dataDir === undefined) removeDir(server.dataDir);
   }
 }
@@ -215,7 +216,7 @@ describe('lifecycle (black box)', () => {
         expect(received).toMatch(/HTTP\/1\.1 201 Created/);
         const record = JSON.parse(received.slice(received.lastIndexOf('\r\n\r\n') + 4)) as { id: number; size: number };
         expect(record.size).toBe(content.length);
-        expect(await exited).toBe(0);
+        expect(await exited, server.stdout.at(-1)).toBe(0);
 
         await withServer({ dataDir }, async (again) => {
           const raw = await fetch(`${again.url}/api/files/${record.id}/download`);
@@ -237,6 +238,26 @@ describe('lifecycle (black box)', () => {
       const runs = await Promise.all(Array.from({ length: 8 }, () => runToExit({ SEED: 'none' }, 'SIGTERM')));
       const outcomes = runs.map((r) => `${r.code}/${r.signal}`);
       expect(outcomes).toEqual(outcomes.map(() => '0/null'));
+      for (const r of runs) expect(r.stdout.trim().split('\n').at(-1)).toBe('{"level":"info","message":"stopped","exitCode":0}');
+    });
+
+    it('exits 1, saying why in its last line, when the shutdown deadline has to cut a response', async () => {
+      const server = await startServer({ env: { SHUTDOWN_DEADLINE_MS: '300' } });
+      const client = connect(server.port, '127.0.0.1');
+      try {
+        await new Promise<void>((resolve) => client.once('connect', () => resolve()));
+        client.write('GET /api/large-data?count=1000000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+        await new Promise<void>((resolve) => client.once('data', () => resolve())); // the response has started
+        client.pause(); // and is never read further: it cannot finish before the deadline
+        expect(await server.stop('SIGTERM')).toBe(1);
+        const last = JSON.parse(server.stdout.at(-1)!) as { message: string; exitCode: number; problems: string[] };
+        expect(last).toMatchObject({ message: 'stopped', exitCode: 1 });
+        expect(last.problems).toEqual([expect.stringContaining('shutdown deadline (300 ms) cut')]);
+      } finally {
+        client.destroy();
+        await server.stop('SIGKILL');
+        removeDir(server.dataDir);
+      }
     });
   });
 
