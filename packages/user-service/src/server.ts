@@ -10,6 +10,7 @@ import { ApiKeyVerifier, BasicAuthenticator } from './domain/credentials.js';
 import { FileStore } from './domain/files.js';
 import { JobService } from './domain/jobs.js';
 import { OrderService } from './domain/orders.js';
+import { AuthFailureGuard } from './domain/auth-failures.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import { seedDemoData } from './domain/seed.js';
 import { TokenService } from './domain/tokens.js';
@@ -154,6 +155,8 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   // A factory, not `useValue`: tsyringe tests `useValue != undefined`, so `useValue: null` (rate
   // limiting off) is not a value provider and resolving it fails at start-up.
   container.register(TOKENS.rateLimiter, { useFactory: () => rateLimiter });
+  const authFailures = config.authFailuresPerMinute === 0 ? null : new AuthFailureGuard({ limit: config.authFailuresPerMinute });
+  container.register(TOKENS.authFailures, { useFactory: () => authFailures });
 
   const app = new Application({
     container,

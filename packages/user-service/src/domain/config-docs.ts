@@ -15,6 +15,7 @@ export const DEFAULTS = {
   API_KEYS: 'test-api-key-123',
   TOKEN_TTL_SECONDS: 3600,
   RATE_LIMIT_PER_MINUTE: 600,
+  AUTH_FAILURES_PER_MINUTE: 10,
   SEED: 'demo',
   STORAGE: 'journal',
   UPLOAD_MAX_BYTES: 10 * 1024 * 1024,
@@ -75,6 +76,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
       'HMAC-SHA256 key for access tokens, at least 32 bytes. Unset: 32 random bytes are generated once and stored with mode 0600; refused in production.',
   },
   { name: 'TOKEN_TTL_SECONDS', default: String(D.TOKEN_TTL_SECONDS), description: 'Access token lifetime in seconds (1-2592000).' },
+  {
+    name: 'AUTH_FAILURES_PER_MINUTE',
+    default: String(D.AUTH_FAILURES_PER_MINUTE),
+    description:
+      'Failed authentications (Basic, login, Bearer, API key) allowed per client address and per account in a sliding minute; then 429 + Retry-After before any check. 0 disables.',
+  },
   {
     name: 'RATE_LIMIT_PER_MINUTE',
     default: String(D.RATE_LIMIT_PER_MINUTE),

@@ -44,6 +44,8 @@ export interface AppConfig {
   readonly tokenTtlSeconds: number;
   /** 0 means rate limiting is off. */
   readonly rateLimitPerMinute: number;
+  /** Failed authentications per client and per account per minute; 0 means no limit. */
+  readonly authFailuresPerMinute: number;
   readonly seed: 'demo' | 'none';
   readonly storage: 'journal' | 'memory';
   readonly productCatalogUrl: string | undefined;
@@ -182,6 +184,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     apiKeys,
     tokenTtlSeconds: r.int('TOKEN_TTL_SECONDS', D.TOKEN_TTL_SECONDS, 1, 30 * 24 * 3600),
     rateLimitPerMinute: r.int('RATE_LIMIT_PER_MINUTE', D.RATE_LIMIT_PER_MINUTE, 0, 1_000_000),
+    authFailuresPerMinute: r.int('AUTH_FAILURES_PER_MINUTE', D.AUTH_FAILURES_PER_MINUTE, 0, 1_000_000),
     seed: r.oneOf('SEED', ['demo', 'none'] as const, D.SEED),
     storage: r.oneOf('STORAGE', ['journal', 'memory'] as const, D.STORAGE),
     productCatalogUrl: r.raw('PRODUCT_CATALOG_URL') === undefined ? undefined : r.text('PRODUCT_CATALOG_URL', '', httpUrl),

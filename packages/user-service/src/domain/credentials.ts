@@ -7,6 +7,7 @@
  */
 import { createHmac, randomBytes, scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto';
 import { Roles, type Principal } from './auth.js';
+import { HashGate } from './hash-gate.js';
 
 /** scrypt cost. N=2^14, r=8 costs ~45 ms and 16 MiB here: bearable per Basic request, slow to guess. */
 export interface ScryptParams {
@@ -74,6 +75,8 @@ export interface BasicAuthenticatorOptions {
   /** Roles of the authenticated principal; default `['ADMIN']`. */
   readonly roles?: readonly string[];
   readonly scrypt?: ScryptParams;
+  /** Bounds concurrent password hashing (see {@link HashGate}); default: one at a time, 32 waiting. */
+  readonly gate?: HashGate;
 }
 
 /**
@@ -89,10 +92,13 @@ export class BasicAuthenticator {
   readonly #ready: Promise<Buffer>;
   /** Keyed digest of the last credentials that passed scrypt; see {@link verifyLogin}. */
   #verified: Buffer | undefined;
+  /** Every per-attempt hash goes through it. */
+  readonly gate: HashGate;
 
   constructor(username: string, password: string, options: BasicAuthenticatorOptions = {}) {
     if (username.length === 0 || password.length === 0) throw new TypeError('username and password must not be empty');
     this.#params = options.scrypt ?? DEFAULT_SCRYPT;
+    this.gate = options.gate ?? new HashGate();
     this.#usernameDigest = keyedDigest(this.#digestKey, username);
     this.#principal = Object.freeze({ name: username, roles: Object.freeze([...(options.roles ?? [Roles.ADMIN])]) });
     this.#ready = scryptAsync(password, this.#salt, this.#params);
@@ -105,6 +111,16 @@ export class BasicAuthenticator {
     const authenticator = new BasicAuthenticator(username, password, options);
     await authenticator.#ready;
     return authenticator;
+  }
+
+  /**
+   * Whether `username`/`password` are the credentials that last passed (no hashing: a keyed
+   * digest compared in constant time). The failure limit lets these through even while the
+   * account is over its limit, so guessing elsewhere cannot lock the real user out.
+   */
+  remembers(username: string, password: string): boolean {
+    if (this.#verified === undefined) return false;
+    return timingSafeEqual(keyedDigest(this.#digestKey, JSON.stringify([username, password])), this.#verified);
   }
 
   /** Checks an `Authorization` header value; null for missing, malformed or wrong credentials. */
@@ -127,7 +143,7 @@ export class BasicAuthenticator {
 
     const expectedHash = await this.#ready;
     const userOk = timingSafeEqual(keyedDigest(this.#digestKey, username), this.#usernameDigest);
-    const passwordOk = timingSafeEqual(await scryptAsync(password, this.#salt, this.#params), expectedHash);
+    const passwordOk = timingSafeEqual(await this.gate.run(() => scryptAsync(password, this.#salt, this.#params)), expectedHash);
     if (!(userOk && passwordOk)) return null;
     this.#verified = presented;
     return this.#principal;

@@ -78,6 +78,15 @@ export class RateLimiter {
 
   /** Counts one request for `key` if allowed. Denied requests are not counted, so a client that keeps hammering still recovers. */
   take(key: string, now: number = Date.now()): RateLimitDecision {
+    return this.#decide(key, now, true);
+  }
+
+  /** What {@link RateLimiter.take} would decide for `key`, without counting anything. */
+  peek(key: string, now: number = Date.now()): RateLimitDecision {
+    return this.#decide(key, now, false);
+  }
+
+  #decide(key: string, now: number, count: boolean): RateLimitDecision {
     const W = this.windowMs;
     let start = now - (now % W);
     const window = this.#lookup(key, start);
@@ -96,7 +105,7 @@ export class RateLimiter {
     const estimate = window.previous * ((W - elapsed) / W) + window.count;
     const resetSeconds = Math.max(1, Math.ceil((W - elapsed) / 1000));
     if (estimate + 1 <= this.limit) {
-      window.count++;
+      if (count) window.count++;
       return { allowed: true, limit: this.limit, remaining: Math.floor(this.limit - estimate - 1), resetSeconds, retryAfterSeconds: 0 };
     }
     const waitMs = this.#waitMs(window, elapsed);

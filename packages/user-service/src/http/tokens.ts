@@ -11,4 +11,5 @@ export const TOKENS = {
   basic: Symbol('BasicAuthenticator'),
   apiKeys: Symbol('ApiKeyVerifier'),
   rateLimiter: Symbol('RateLimiter'),
+  authFailures: Symbol('AuthFailureGuard'),
 } as const;

@@ -34,7 +34,7 @@ describe('BasicAuthFilter (real BasicAuthenticator)', () => {
     const authenticator = await BasicAuthenticator.create('admin', 's3cret:with:colons', {
       scrypt: { N: 1024, r: 8, p: 1, keyLength: 32 },
     });
-    filter = new BasicAuthFilter(authenticator);
+    filter = new BasicAuthFilter(authenticator, null);
   });
 
   it.each([
@@ -64,7 +64,7 @@ describe('BasicAuthFilter (real BasicAuthenticator)', () => {
 describe('BearerAuthFilter (real TokenService)', () => {
   let now = Date.UTC(2026, 0, 1);
   const tokens = new TokenService({ secret: Buffer.alloc(32, 7), ttlSeconds: 60, clock: () => now });
-  const filter = new BearerAuthFilter(tokens);
+  const filter = new BearerAuthFilter(tokens, null);
 
   it.each([
     ['no Authorization header', undefined],
@@ -107,7 +107,7 @@ describe('BearerAuthFilter (real TokenService)', () => {
 });
 
 describe('ApiKeyFilter (real ApiKeyVerifier)', () => {
-  const filter = new ApiKeyFilter(new ApiKeyVerifier(['key-one', 'key-two']));
+  const filter = new ApiKeyFilter(new ApiKeyVerifier(['key-one', 'key-two']), null);
 
   it.each([
     ['missing', {}],

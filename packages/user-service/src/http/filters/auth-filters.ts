@@ -1,8 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import { Priorities, Priority, SecurityContext, type ContainerRequestContext, type ContainerRequestFilter } from '@jaxrs-node/pipeline';
 import type { Principal } from '../../domain/auth.js';
+import type { AuthFailureGuard } from '../../domain/auth-failures.js';
 import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth-guards.js';
-import type { ApiKeyVerifier, BasicAuthenticator } from '../../domain/credentials.js';
+import { parseBasicCredentials, type ApiKeyVerifier, type BasicAuthenticator } from '../../domain/credentials.js';
 import type { TokenService } from '../../domain/tokens.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
@@ -11,14 +12,40 @@ function authenticate(ctx: ContainerRequestContext, p: Principal, scheme: string
   ctx.securityContext = SecurityContext.of({ name: p.name }, p.roles, scheme);
 }
 
+/**
+ * Runs `check` under the failed-authentication limit (see auth-failures.ts) when credentials were
+ * presented; a request without any gets its challenge (401) without being counted, since real
+ * clients send credentials only after that challenge (RFC 9110 §11.6.1).
+ */
+function limited<T>(
+  guard: AuthFailureGuard | null,
+  ctx: ContainerRequestContext,
+  presented: boolean,
+  account: string | undefined,
+  check: () => T | Promise<T>,
+): T | Promise<T> {
+  if (guard === null || !presented) return check();
+  return guard.attempt(guard.keys(ctx.remoteAddress, account), check);
+}
+
 /** HTTP Basic (RFC 7617): missing or wrong credentials → 401 + `WWW-Authenticate: Basic realm=...`. */
 @injectable()
 @BasicAuth()
 @Priority(Priorities.AUTHENTICATION)
 export class BasicAuthFilter implements ContainerRequestFilter {
-  constructor(@inject(TOKENS.basic) private readonly basic: BasicAuthenticator) {}
+  constructor(
+    @inject(TOKENS.basic) private readonly basic: BasicAuthenticator,
+    @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
+  ) {}
   async filterRequest(ctx: ContainerRequestContext): Promise<void> {
-    authenticate(ctx, await requireBasic(this.basic, ctx.getHeader('authorization')), 'Basic');
+    const header = ctx.getHeader('authorization');
+    const credentials = parseBasicCredentials(header);
+    // Credentials that passed recently are let through even while the account is over its limit.
+    const remembered = credentials !== null && this.basic.remembers(credentials.username, credentials.password);
+    const principal = await limited(this.failures, ctx, header !== undefined && !remembered, credentials?.username, () =>
+      requireBasic(this.basic, header),
+    );
+    authenticate(ctx, principal, 'Basic');
   }
 }
 
@@ -27,9 +54,19 @@ export class BasicAuthFilter implements ContainerRequestFilter {
 @BearerAuth()
 @Priority(Priorities.AUTHENTICATION)
 export class BearerAuthFilter implements ContainerRequestFilter {
-  constructor(@inject(TOKENS.tokens) private readonly tokens: TokenService) {}
-  filterRequest(ctx: ContainerRequestContext): void {
-    authenticate(ctx, requireBearer(this.tokens, ctx.getHeader('authorization')), 'Bearer');
+  constructor(
+    @inject(TOKENS.tokens) private readonly tokens: TokenService,
+    @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
+  ) {}
+  filterRequest(ctx: ContainerRequestContext): void | Promise<void> {
+    const header = ctx.getHeader('authorization');
+    if (this.failures === null || header === undefined) {
+      authenticate(ctx, requireBearer(this.tokens, header), 'Bearer');
+      return;
+    }
+    return this.failures
+      .attempt(this.failures.keys(ctx.remoteAddress), () => requireBearer(this.tokens, header))
+      .then((p) => authenticate(ctx, p, 'Bearer'));
   }
 }
 
@@ -38,8 +75,18 @@ export class BearerAuthFilter implements ContainerRequestFilter {
 @ApiKeyAuth()
 @Priority(Priorities.AUTHENTICATION)
 export class ApiKeyFilter implements ContainerRequestFilter {
-  constructor(@inject(TOKENS.apiKeys) private readonly keys: ApiKeyVerifier) {}
-  filterRequest(ctx: ContainerRequestContext): void {
-    authenticate(ctx, requireApiKey(this.keys, ctx.headers['x-api-key']), 'API-Key');
+  constructor(
+    @inject(TOKENS.apiKeys) private readonly keys: ApiKeyVerifier,
+    @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
+  ) {}
+  filterRequest(ctx: ContainerRequestContext): void | Promise<void> {
+    const key = ctx.headers['x-api-key'];
+    if (this.failures === null || key === undefined) {
+      authenticate(ctx, requireApiKey(this.keys, key), 'API-Key');
+      return;
+    }
+    return this.failures
+      .attempt(this.failures.keys(ctx.remoteAddress), () => requireApiKey(this.keys, key))
+      .then((p) => authenticate(ctx, p, 'API-Key'));
   }
 }

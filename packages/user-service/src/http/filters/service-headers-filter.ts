@@ -21,15 +21,12 @@ import { TOKENS } from '../tokens.js';
 @injectable()
 @Priority(0)
 export class ServiceHeadersFilter implements ContainerResponseFilter {
-  private readonly publicBase: string | undefined;
-
-  constructor(@inject(TOKENS.config) config: AppConfig) {
-    this.publicBase = config.publicBaseUrl;
-  }
+  constructor(@inject(TOKENS.config) private readonly config: AppConfig) {}
 
   filterResponse(req: ContainerRequestContext, res: ContainerResponseContext): void {
     res.headers['x-content-type-options'] = 'nosniff';
-    if (this.publicBase === undefined) return;
+    const publicBase = this.config.publicBaseUrl;
+    if (publicBase === undefined) return;
     const location = res.headers.location;
     if (typeof location !== 'string') return;
     let base: string;
@@ -38,6 +35,6 @@ export class ServiceHeadersFilter implements ContainerResponseFilter {
     } catch {
       return; // an invalid Host: the request was refused with 400 and carries no Location
     }
-    if (location.startsWith(base)) res.headers.location = this.publicBase + location.slice(base.length);
+    if (location.startsWith(base)) res.headers.location = publicBase + location.slice(base.length);
   }
 }

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { Consumes, NotBlank, Path, POST, Produces } from '@jaxrs-node/pipeline';
+import { Consumes, Context, NotBlank, Path, POST, Produces, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import type { AuthFailureGuard } from '../../domain/auth-failures.js';
 import { loginFailed } from '../../domain/auth.js';
 import type { BasicAuthenticator } from '../../domain/credentials.js';
 import type { TokenService } from '../../domain/tokens.js';
@@ -21,15 +22,24 @@ export class AuthResource {
   constructor(
     @inject(TOKENS.basic) private readonly basic: BasicAuthenticator,
     @inject(TOKENS.tokens) private readonly tokens: TokenService,
+    @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
   ) {}
 
   @POST('login')
   @Consumes('application/json')
-  async login(body: LoginRequest): Promise<unknown> {
+  async login(body: LoginRequest, @Context() ctx: ContainerRequestContext): Promise<unknown> {
     // Validated in the pipeline's VALIDATION slot: both fields present, strings, not blank.
     const { username, password } = body;
-    const principal = await this.basic.verifyLogin(username, password);
-    if (principal === null) throw loginFailed();
+    const verify = async () => {
+      const p = await this.basic.verifyLogin(username, password);
+      if (p === null) throw loginFailed();
+      return p;
+    };
+    // Failed logins count per client and per account, as every other scheme's (auth-failures.ts).
+    const principal =
+      this.failures === null || this.basic.remembers(username, password)
+        ? await verify()
+        : await this.failures.attempt(this.failures.keys(ctx.remoteAddress, username), verify);
     return { accessToken: this.tokens.issue(principal), tokenType: 'Bearer', expiresIn: this.tokens.ttlSeconds };
   }
 }
