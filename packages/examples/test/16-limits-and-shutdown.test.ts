@@ -187,6 +187,7 @@ describe('16 limits and shutdown', { timeout: 10_000 }, () => {
     const { server, url } = await startOwn();
     for (const key of ['headersTimeout', 'requestTimeout', 'keepAliveTimeout', 'maxRequestsPerSocket'] as const)
       expect([key, server[key]]).toEqual([key, LIMITS[key]]);
+    expect(server.timeout).toBe(LIMITS.sendTimeout);
     const big = await request(`${url}/api/notes`, { method: 'POST', headers: json, body: bigNote });
     expect([big.statusCode, await big.body.json()]).toEqual([413, TOO_LARGE]);
 

@@ -36,6 +36,7 @@ export function createOwnServer(app: Application): Server {
   // Properties, not constructor options, in Node 20.
   server.keepAliveTimeout = l.keepAliveTimeout;
   server.maxRequestsPerSocket = l.maxRequestsPerSocket === 0 ? null : l.maxRequestsPerSocket;
+  server.timeout = l.sendTimeout;
   return server;
 }
 

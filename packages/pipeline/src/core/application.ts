@@ -181,6 +181,9 @@ export class Application {
       this.handler,
     );
     server.keepAliveTimeout = l.keepAliveTimeout;
+    // Node re-arms the socket's inactivity timer on every read and write and, with no 'timeout'
+    // listener, destroys the socket when it fires (keep-alive idle time uses keepAliveTimeout).
+    server.timeout = l.sendTimeout;
     server.maxRequestsPerSocket = l.maxRequestsPerSocket === 0 ? null : l.maxRequestsPerSocket;
     this.httpServer = server;
     this.sockets = trackConnections(server);

@@ -19,6 +19,13 @@ export interface PipelineLimits {
   maxRequestsPerSocket: number;
   /** Graceful close: how long in-flight requests may take before connections are cut, ms. */
   shutdownDeadline: number;
+  /**
+   * `server.timeout`: a connection with a request in flight on which no byte moves, in either
+   * direction, for this long is cut, ms (0 = never). Stops a client that never reads its response
+   * from holding the connection, its buffers and its producer forever; a streamed body already
+   * stops producing while the socket is not writable (backpressure).
+   */
+  sendTimeout: number;
 }
 
 export const DEFAULT_LIMITS: Readonly<PipelineLimits> = Object.freeze({
@@ -30,6 +37,7 @@ export const DEFAULT_LIMITS: Readonly<PipelineLimits> = Object.freeze({
   maxHeaderSize: 16 * 1024,
   maxRequestsPerSocket: 0,
   shutdownDeadline: 10_000,
+  sendTimeout: 60_000,
 });
 
 /** Merges user limits over the defaults and rejects nonsense at start-up. */

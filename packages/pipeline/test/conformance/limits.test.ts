@@ -51,6 +51,7 @@ describe('DEFAULT_LIMITS reach the server', () => {
       'maxHeaderSize',
       'maxRequestsPerSocket',
       'requestTimeout',
+      'sendTimeout',
       'shutdownDeadline',
     ]);
   });
@@ -67,6 +68,7 @@ describe('DEFAULT_LIMITS reach the server', () => {
       1_000,
     ]);
     expect(d.maxRequestsPerSocket ?? 0).toBe(0);
+    expect(d.timeout).toBe(60_000); // sendTimeout (send-timeout.test.ts checks what it does)
     await app!.close();
     const explicit = {
       headersTimeout: 500,
