@@ -11,6 +11,7 @@ import { FileStore } from './domain/files.js';
 import { JobService } from './domain/jobs.js';
 import { OrderService } from './domain/orders.js';
 import { AuthFailureGuard } from './domain/auth-failures.js';
+import { ClientConcurrency, LARGE_DATA_TOTAL } from './domain/client-concurrency.js';
 import { RateLimiter } from './domain/rate-limit.js';
 import { seedDemoData } from './domain/seed.js';
 import { TokenService } from './domain/tokens.js';
@@ -157,6 +158,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   container.register(TOKENS.rateLimiter, { useFactory: () => rateLimiter });
   const authFailures = config.authFailuresPerMinute === 0 ? null : new AuthFailureGuard({ limit: config.authFailuresPerMinute });
   container.register(TOKENS.authFailures, { useFactory: () => authFailures });
+  container.register(TOKENS.largeData, {
+    useValue: new ClientConcurrency({ perClient: config.largeDataPerClient, total: LARGE_DATA_TOTAL }),
+  });
 
   const app = new Application({
     container,

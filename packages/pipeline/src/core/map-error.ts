@@ -57,7 +57,9 @@ function findMapper(ex: Exchange, error: unknown): MapperEntry | undefined {
 export function defaultMapper(ex: Exchange, error: unknown): Response {
   if (ex.trace !== undefined) ex.trace.push('mapper:default');
   const http = error instanceof WebApplicationError ? error : new InternalServerError(undefined, { cause: error });
-  if (http.status >= 500) ex.rt.logError(error, ex);
+  // Unexpected failures are logged; a 5xx the application chose to answer (503 load shedding, 507)
+  // is not, unless it wraps a cause (an upstream failure, an I/O error) someone should look at.
+  if (http.status >= 500 && (http !== error || http.status === 500 || http.cause !== undefined)) ex.rt.logError(error, ex);
   const response = new Response(http.status, ex.rt.errorBody(http, ex));
   for (const k in http.headers) response.headers[k] = http.headers[k]!;
   return response;

@@ -16,6 +16,7 @@ export const DEFAULTS = {
   TOKEN_TTL_SECONDS: 3600,
   RATE_LIMIT_PER_MINUTE: 600,
   AUTH_FAILURES_PER_MINUTE: 10,
+  LARGE_DATA_PER_CLIENT: 2,
   SEED: 'demo',
   STORAGE: 'journal',
   UPLOAD_MAX_BYTES: 10 * 1024 * 1024,
@@ -76,6 +77,11 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
       'HMAC-SHA256 key for access tokens, at least 32 bytes. Unset: 32 random bytes are generated once and stored with mode 0600; refused in production.',
   },
   { name: 'TOKEN_TTL_SECONDS', default: String(D.TOKEN_TTL_SECONDS), description: 'Access token lifetime in seconds (1-2592000).' },
+  {
+    name: 'LARGE_DATA_PER_CLIENT',
+    default: String(D.LARGE_DATA_PER_CLIENT),
+    description: '`/api/large-data` responses in flight per client address (429 beyond; 64 in total, 503 beyond).',
+  },
   {
     name: 'AUTH_FAILURES_PER_MINUTE',
     default: String(D.AUTH_FAILURES_PER_MINUTE),

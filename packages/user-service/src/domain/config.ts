@@ -4,6 +4,7 @@
  * bad deployment fails at start-up instead of on the first request that needs the value.
  */
 import { resolve } from 'node:path';
+import { LARGE_DATA_TOTAL } from './client-concurrency.js';
 import { DEFAULTS } from './config-docs.js';
 import { loadOrCreateTokenSecret, nodeConfigFs, type ConfigFs, type TokenSecretSource } from './config-secret.js';
 
@@ -46,6 +47,8 @@ export interface AppConfig {
   readonly rateLimitPerMinute: number;
   /** Failed authentications per client and per account per minute; 0 means no limit. */
   readonly authFailuresPerMinute: number;
+  /** `/api/large-data` responses in flight per client address. */
+  readonly largeDataPerClient: number;
   readonly seed: 'demo' | 'none';
   readonly storage: 'journal' | 'memory';
   readonly productCatalogUrl: string | undefined;
@@ -185,6 +188,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     tokenTtlSeconds: r.int('TOKEN_TTL_SECONDS', D.TOKEN_TTL_SECONDS, 1, 30 * 24 * 3600),
     rateLimitPerMinute: r.int('RATE_LIMIT_PER_MINUTE', D.RATE_LIMIT_PER_MINUTE, 0, 1_000_000),
     authFailuresPerMinute: r.int('AUTH_FAILURES_PER_MINUTE', D.AUTH_FAILURES_PER_MINUTE, 0, 1_000_000),
+    largeDataPerClient: r.int('LARGE_DATA_PER_CLIENT', D.LARGE_DATA_PER_CLIENT, 1, LARGE_DATA_TOTAL),
     seed: r.oneOf('SEED', ['demo', 'none'] as const, D.SEED),
     storage: r.oneOf('STORAGE', ['journal', 'memory'] as const, D.STORAGE),
     productCatalogUrl: r.raw('PRODUCT_CATALOG_URL') === undefined ? undefined : r.text('PRODUCT_CATALOG_URL', '', httpUrl),

@@ -12,4 +12,5 @@ export const TOKENS = {
   apiKeys: Symbol('ApiKeyVerifier'),
   rateLimiter: Symbol('RateLimiter'),
   authFailures: Symbol('AuthFailureGuard'),
+  largeData: Symbol('LargeDataConcurrency'),
 } as const;

@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
-import { GET, Path, Produces, QueryParam, Response } from '@jaxrs-node/pipeline';
+import { Context, GET, Path, Produces, QueryParam, Response, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import type { ClientConcurrency } from '../../domain/client-concurrency.js';
 import { largeDataStream, parseLargeDataCount } from '../../domain/large-data.js';
 import { USER_JSON_SCHEMA } from '../../domain/user-schema.js';
 import { formatTimestamp } from '../../domain/users-model.js';
@@ -44,13 +45,30 @@ export class TestResource {
  * `GET /api/large-data?count=N` (default 1000, at most 1 000 000): a JSON document streamed item by
  * item in constant memory; backpressure and client aborts reach the generator through the
  * pipeline's stream writer (`pipeline(body, res)` destroys it when the client goes away).
+ * At most `LARGE_DATA_PER_CLIENT` of them per client (socket address) are in flight, and 64 in
+ * total (see client-concurrency.ts); a stalled one is cut by the pipeline's `sendTimeout`.
  */
+@injectable()
 @Path('/api/large-data')
 export class LargeDataResource {
+  constructor(@inject(TOKENS.largeData) private readonly downloads: ClientConcurrency) {}
+
   @GET()
   @Produces('application/json')
-  stream(@QueryParam('count') count: string | undefined): unknown {
-    return largeDataStream({ count: parseLargeDataCount(count) });
+  stream(@QueryParam('count') count: string | undefined, @Context() ctx: ContainerRequestContext): unknown {
+    const items = parseLargeDataCount(count); // a bad count is a 400 without taking a slot
+    const release = this.downloads.acquire(`a:${ctx.remoteAddress ?? 'unknown'}`);
+    const body = largeDataStream({ count: items });
+    // Whichever comes first: the body ends or is destroyed (client gone, sendTimeout), or the
+    // connection closes before the body was ever piped (an error after this method).
+    const socket = ctx.raw.socket;
+    const done = (): void => {
+      release();
+      socket?.off('close', done); // a kept-alive socket serves many requests: no listener left behind
+    };
+    body.once('close', done);
+    socket?.once('close', done);
+    return body;
   }
 }
 
