@@ -1,6 +1,6 @@
 /**
  * @jaxrs-node/pipeline: a JAX-RS-style request pipeline on node:http.
- * The public surface, by name (STYLE.md §2). Testing helpers live in `@jaxrs-node/pipeline/testing`.
+ * The public surface, by name. Testing helpers live in `@jaxrs-node/pipeline/testing`.
  */
 import 'reflect-metadata';
 
@@ -61,6 +61,8 @@ export type { ErrorBodyFactory, ErrorLogger } from './core/runtime.js';
 export { ANONYMOUS, SecurityContext } from './core/security-context.js';
 export type { Principal } from './core/security-context.js';
 export { UriInfo } from './core/uri-info.js';
+export { ModelValidationError } from './core/model-problems.js';
+export type { ModelProblem, ModelProblemCode } from './core/model-problems.js';
 
 export { NameBinding } from './decorators/binding.js';
 export type { NameBindingDecorator } from './decorators/binding.js';

@@ -11,7 +11,12 @@ export interface Running {
 /** Starts `app` on a free loopback port (a REAL socket, like `main.ts` does). */
 export async function listen(app: Application): Promise<Running> {
   const { port } = await app.listen(0, '127.0.0.1');
-  return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: async () => {
+      await app.close();
+    },
+  };
 }
 
 /** What the tests look at in a response. */

@@ -12,6 +12,7 @@ import type { Exchange } from './exchange.js';
 import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
 import { handle, rejectWhileClosing } from './lifecycle.js';
 import { classMeta, discoveredProviders } from './metadata.js';
+import { ModelProblems, type ModelProblem } from './model-problems.js';
 import type { RouteMethod } from './model.js';
 import type { Constructor, TypeToken } from './providers.js';
 import type { ErrorBodyFactory, ErrorLogger, Runtime } from './runtime.js';
@@ -40,7 +41,15 @@ export interface ApplicationOptions {
   tracing?: boolean;
   /** Register the built-in JSON, text, bytes, stream and form providers. Default true. */
   builtinProviders?: boolean;
+  /** Treat start-up warnings (README "Start-up errors and warnings") as errors. Default false. */
+  strict?: boolean;
+  /** Where start-up warnings go, once, at `build()`. Default: one JSON line on stderr. */
+  onWarning?: (warning: ModelProblem) => void;
 }
+
+const defaultOnWarning = (w: ModelProblem): void => {
+  process.stderr.write(`${JSON.stringify({ level: 'warn', code: w.code, message: w.message })}\n`);
+};
 
 /** The default error entity: 4xx messages are shown, 5xx ones never (Koa's `expose`). */
 export const defaultErrorBody: ErrorBodyFactory = (error) => {
@@ -79,7 +88,10 @@ export class Application {
     this.options = options;
     this.limits = resolveLimits(options.limits);
     this.container = options.container ?? rootContainer.createChildContainer();
-    for (const r of options.resources ?? []) this.register(r);
+    for (const r of options.resources ?? []) {
+      this.register(r);
+      (this.registrations[this.registrations.length - 1] as { asResource?: boolean }).asResource = true;
+    }
     for (const p of options.providers ?? []) this.register(p);
   }
 
@@ -103,7 +115,9 @@ export class Application {
       ...classMeta(this.constructor).bindings.keys(),
     ]);
     const builtin = this.options.builtinProviders !== false;
+    const problems = new ModelProblems();
     const model = buildModel({
+      problems,
       registrations: regs,
       container: this.container,
       appBindings,
@@ -115,6 +129,8 @@ export class Application {
         );
       },
     });
+    // Every problem of the model at once (Jersey's ModelValidationException): errors throw here.
+    problems.finish(this.options.strict === true, this.options.onWarning ?? defaultOnWarning);
     const logError = this.options.logger ?? defaultLogger;
     const state: Runtime['state'] = { inflight: 0, closing: false, onIdle: undefined };
     this.routesBuilt = model.routes;

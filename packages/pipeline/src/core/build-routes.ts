@@ -2,6 +2,8 @@ import { compileValidator, validateOrThrow } from '../features/validation/index.
 import { classMeta, type MethodMeta } from './metadata.js';
 import { parseMediaType, type MediaType } from './media-type.js';
 import type { EntityParam, PathEntry, RouteMethod } from './model.js';
+import type { ModelProblems } from './model-problems.js';
+import type { NameBindingDecorator } from '../decorators/binding.js';
 import { compileParam } from './params.js';
 import { compileTemplate, joinPaths } from './path-template.js';
 import { descending, instances, withMethod, type ProviderEntry, type RegistrationOptions } from './provider-entry.js';
@@ -23,8 +25,16 @@ import { Router } from './router.js';
 export interface RouteInput {
   readonly resources: readonly Constructor[];
   readonly defaultScope: 'singleton' | 'request';
-  /** Resolves a class from the container; an instance is itself. */
-  readonly instantiate: (target: Constructor | object) => object;
+  /** Resolves a class from the container (undefined, with the problem recorded, when it cannot). */
+  readonly instantiate: (target: Constructor) => object | undefined;
+  /** Where start-up problems are collected. */
+  readonly problems: ModelProblems;
+  /** Every provider's declared binding decorators and whether they bind it (not made global), for the binding warnings. */
+  readonly providerBindings: ReadonlyArray<{
+    readonly name: string;
+    readonly bound: boolean;
+    readonly declared: readonly NameBindingDecorator[];
+  }>;
   readonly dynamicFeatures: readonly DynamicFeature[];
   /** The entry of a provider a DynamicFeature registers for one method (rank 2). */
   readonly dynamicEntry: (provider: Constructor | object, options: RegistrationOptions) => ProviderEntry;
@@ -48,6 +58,7 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
     const meta = classMeta(cls);
     const scope = meta.scope ?? input.defaultScope;
     const instance = scope === 'singleton' ? input.instantiate(cls) : undefined;
+    if (scope === 'singleton' && instance === undefined) continue; // recorded: PIPELINE_DI_FAILED
     for (const [methodName, mm] of meta.methods) {
       if (mm.httpMethods.length === 0) continue;
       const fn = (cls.prototype as Record<string, unknown>)[methodName];
@@ -82,7 +93,7 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
           readerInterceptors: instances<ReaderInterceptor>(pick(input.readerInterceptors, 'aroundReadFrom')),
           responseFilters: instances<ContainerResponseFilter>(pick(input.responseFilters, 'filterResponse'), descending),
           writerInterceptors: instances<WriterInterceptor>(pick(input.writerInterceptors, 'aroundWriteTo')),
-          ...compileArgs(cls, methodName, mm, info, input.converters),
+          ...compileArgs(cls, methodName, mm, info, input.converters, input.problems, path),
           negotiated: new Map(),
           writePlan: undefined,
           variesByAccept: false,
@@ -96,6 +107,9 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
       }
     }
   }
+
+  checkAmbiguity(routes, input.problems);
+  checkBindings(routes, input);
 
   const router = new Router<PathEntry>();
   for (const g of groups.values()) {
@@ -150,9 +164,29 @@ function compileArgs(
   mm: MethodMeta,
   info: ResourceInfo,
   converters: readonly ParamConverterProvider[],
+  problems: ModelProblems,
+  path: string,
 ): Pick<RouteMethod, 'args' | 'entity'> & { form: boolean } {
-  const designTypes = (Reflect.getMetadata('design:paramtypes', cls.prototype as object, methodName) as TypeToken[] | undefined) ?? [];
+  const declared = Reflect.getMetadata('design:paramtypes', cls.prototype as object, methodName) as TypeToken[] | undefined;
+  const designTypes = declared ?? [];
   const fn = (cls.prototype as Record<string, (...a: unknown[]) => unknown>)[methodName]!;
+  const where = `${cls.name}.${methodName}`;
+  if (declared === undefined && (fn.length > 0 || mm.params.length > 0) && info.httpMethod === mm.httpMethods[0]) {
+    problems.error(
+      'PIPELINE_NO_DESIGN_TYPES',
+      `${where} has parameters but no decorator metadata (design:paramtypes), so they would arrive unconverted and entities unvalidated: ` +
+        `compile with "experimentalDecorators": true and "emitDecoratorMetadata": true (tsc, or vitest/swc with that tsconfig); tsx and esbuild do not emit it`,
+    );
+  }
+  const variables = compileTemplate(path).names;
+  for (const p of mm.params) {
+    if (p?.source === 'path' && p.name !== undefined && !variables.includes(p.name) && info.httpMethod === mm.httpMethods[0]) {
+      problems.error(
+        'PIPELINE_UNKNOWN_PATH_PARAM',
+        `${where}: @PathParam('${p.name}') names no variable of its path '${path}'${variables.length > 0 ? ` (variables: ${variables.join(', ')})` : ''}: fix the name or the template`,
+      );
+    }
+  }
   const count = Math.max(designTypes.length, mm.params.length, fn.length);
   const args = [];
   let entity: EntityParam | undefined;
@@ -161,6 +195,12 @@ function compileArgs(
     const p = mm.params[i] ?? {};
     if (p.source === undefined || p.source === 'entity') {
       if (entity !== undefined) throw new Error(`${cls.name}.${methodName} has more than one entity parameter (JAX-RS allows one)`);
+      if (info.httpMethod === 'GET' || info.httpMethod === 'HEAD') {
+        problems.warn(
+          'PIPELINE_ENTITY_ON_GET',
+          `${where} (${info.httpMethod}) has an entity parameter (argument ${i}): GET requests have no body for most clients and proxies; decorate the argument (@QueryParam, @Context...) or use POST`,
+        );
+      }
       const type = p.type ?? designTypes[i] ?? Object;
       const validator = compileValidator(type);
       entity = {
@@ -182,3 +222,61 @@ function compileArgs(
   }
   return { args, entity, form };
 }
+
+/** Media types as compared for ambiguity: none declared means any. */
+const typesOf = (list: readonly MediaType[]): Set<string> => new Set(list.length === 0 ? ['*/*'] : list.map((m) => m.essence));
+const overlap = (a: Set<string>, b: Set<string>): boolean => [...a].some((x) => b.has(x));
+
+/**
+ * Two methods answering the same HTTP method on equivalent templates with the same consumable and
+ * producible media types cannot be told apart (Jakarta REST 3.1 §3.7.2): today the first would
+ * win silently. Templates are compared by their regex, so `{id}` and `{uid}` are the same path.
+ */
+function checkAmbiguity(routes: readonly RouteMethod[], problems: ModelProblems): void {
+  const seen = new Map<string, RouteMethod[]>();
+  for (const r of routes) {
+    const key = `${r.httpMethod} ${compileTemplate(r.info.path).regex.source}`;
+    const same = seen.get(key) ?? [];
+    for (const other of same) {
+      if (overlap(typesOf(r.consumes), typesOf(other.consumes)) && overlap(typesOf(r.produces), typesOf(other.produces))) {
+        problems.error(
+          'PIPELINE_AMBIGUOUS_ROUTE',
+          `${other.info.resourceClass.name}.${other.info.methodName} and ${r.info.resourceClass.name}.${r.info.methodName} both answer ` +
+            `${r.httpMethod} ${r.info.path} with the same media types: change one path, or tell them apart with @Consumes/@Produces`,
+        );
+      }
+    }
+    same.push(r);
+    seen.set(key, same);
+  }
+}
+
+/** Warnings for name bindings that can never take effect (a typo, a forgotten decorator). */
+function checkBindings(routes: readonly RouteMethod[], input: RouteInput): void {
+  const onResources = new Set<NameBindingDecorator>();
+  for (const r of routes) for (const b of r.info.bindings.keys()) onResources.add(b as NameBindingDecorator);
+  const byProviders = new Set<NameBindingDecorator>();
+  for (const p of input.providerBindings) {
+    for (const b of p.declared) {
+      byProviders.add(b);
+      if (p.bound && !onResources.has(b)) {
+        input.problems.warn(
+          'PIPELINE_BINDING_UNUSED',
+          `${p.name} is bound to @${bindingName(b)}, which no resource class or method carries: it never runs; add @${bindingName(b)}() where it should apply, or pass it in the application's bindings to make it global`,
+        );
+      }
+    }
+  }
+  // A DynamicFeature may act on any binding (RolesAllowed does): only without one is this sure.
+  if (input.dynamicFeatures.length > 0) return;
+  for (const b of onResources) {
+    if (!byProviders.has(b)) {
+      input.problems.warn(
+        'PIPELINE_BINDING_WITHOUT_PROVIDER',
+        `@${bindingName(b)} is on a resource but no registered provider is bound to it: register the provider, or remove the decorator`,
+      );
+    }
+  }
+}
+
+const bindingName = (b: NameBindingDecorator): string => (b as { bindingName?: string }).bindingName ?? (b as Function).name ?? 'binding';

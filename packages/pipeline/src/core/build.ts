@@ -2,6 +2,7 @@ import type { DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../decorators/binding.js';
 import { buildRoutes } from './build-routes.js';
 import { findClassMeta } from './metadata.js';
+import { diFailure, methodNames, PROVIDER_CONTRACTS, type ModelProblems } from './model-problems.js';
 import { bodyProviders, splitBodyProviders, type BodyProviders, type MapperEntry, type PathEntry, type RouteMethod } from './model.js';
 import { DEFAULT_PRIORITY } from './priorities.js';
 import { ascending, descending, has, instances, withMethod, type ProviderEntry, type RegistrationOptions } from './provider-entry.js';
@@ -27,6 +28,8 @@ export type { RegistrationOptions } from './provider-entry.js';
 
 export interface Registration extends RegistrationOptions {
   readonly target: Constructor | object;
+  /** Given in `resources`: must be a resource class. */
+  readonly asResource?: boolean;
 }
 
 export interface BuildInput {
@@ -36,6 +39,8 @@ export interface BuildInput {
   readonly defaultScope: 'singleton' | 'request';
   /** `resolveContext` is undefined when no ContextResolver is registered, so writers skip the lookup per request. */
   readonly defaultProviders: (resolveContext: ((contextType: TypeToken, type: TypeToken) => unknown) | undefined) => object[];
+  /** Where start-up problems are collected (reported by the caller once the model is built). */
+  readonly problems: ModelProblems;
 }
 
 export interface BuiltModel {
@@ -61,7 +66,18 @@ export function buildModel(input: BuildInput): BuiltModel {
   const resources: Constructor[] = [];
   const providers: ProviderEntry[] = [];
   const dynamicFeatures: DynamicFeature[] = [];
-  const instantiate = (t: Constructor | object): object => (isClass(t) ? (container.resolve(t) as object) : t);
+  const { problems } = input;
+  /** Resolves a class; on failure records why (with the likely fixes) and answers undefined. */
+  const tryInstantiate = (t: Constructor | object, role: string): object | undefined => {
+    if (!isClass(t)) return t;
+    try {
+      return container.resolve(t) as object;
+    } catch (e) {
+      problems.error('PIPELINE_DI_FAILED', diFailure(t, role, e));
+      return undefined;
+    }
+  };
+  const instantiate = (t: Constructor | object): object => tryInstantiate(t, 'a provider') ?? {};
 
   const entry = (target: Constructor | object, opts: RegistrationOptions, rank: number): ProviderEntry => {
     const instance = instantiate(target);
@@ -92,7 +108,12 @@ export function buildModel(input: BuildInput): BuiltModel {
       if (!resources.includes(t)) resources.push(t);
       continue;
     }
-    const instance = instantiate(t);
+    if (reg.asResource === true) {
+      problems.error(...notAResource(t));
+      continue;
+    }
+    const instance = tryInstantiate(t, 'a provider');
+    if (instance === undefined) continue;
     if (has(instance, 'setup')) {
       const ctx: FeatureContext = {
         register(provider, options) {
@@ -104,6 +125,7 @@ export function buildModel(input: BuildInput): BuiltModel {
     }
     if (has(instance, 'configure')) dynamicFeatures.push(instance as DynamicFeature);
     if (isProviderInstance(instance)) providers.push(entry(instance, reg, 0));
+    else if (!has(instance, 'setup') && !has(instance, 'configure')) problems.error(...notAProvider(instance));
   }
 
   const contextResolvers = withMethod(providers, 'getContext').sort(ascending);
@@ -128,16 +150,27 @@ export function buildModel(input: BuildInput): BuiltModel {
   );
   const mappers: MapperEntry[] = withMethod(providers, 'toResponse')
     .sort(ascending)
-    .map((p) => {
-      if (p.errorType === undefined)
-        throw new Error(`ExceptionMapper ${p.ctor.name} needs @MapsError(ErrorType) or the errorType registration option`);
-      return { errorType: p.errorType, priority: p.priority, mapper: p.instance as ExceptionMapper, name: nameOf(p.instance) };
+    .flatMap((p) => {
+      if (p.errorType === undefined) {
+        problems.error(
+          'PIPELINE_MAPPER_WITHOUT_TYPE',
+          `ExceptionMapper ${p.ctor.name} does not say which errors it maps: add @MapsError(ErrorType) to the class or register it with { errorType: ErrorType }`,
+        );
+        return [];
+      }
+      return [{ errorType: p.errorType, priority: p.priority, mapper: p.instance as ExceptionMapper, name: nameOf(p.instance) }];
     });
 
   const { router, routes } = buildRoutes({
     resources,
     defaultScope: input.defaultScope,
-    instantiate,
+    instantiate: (cls) => tryInstantiate(cls, 'a resource'),
+    problems,
+    providerBindings: providers.map((p) => ({
+      name: p.ctor.name,
+      bound: p.rank === 1,
+      declared: [...(findClassMeta(p.ctor)?.bindings.keys() ?? [])],
+    })),
     dynamicFeatures,
     dynamicEntry: (provider, options) => entry(provider, options, 2),
     postFilters: requestFilters.filter((p) => !p.preMatching),
@@ -163,6 +196,33 @@ function isResource(cls: Constructor): boolean {
   if (meta.path !== undefined) return true;
   for (const m of meta.methods.values()) if (m.httpMethods.length > 0) return true;
   return false;
+}
+
+/** Why a `resources` entry is not a resource, and the fix. */
+function notAResource(t: Constructor | object): ['PIPELINE_RESOURCE_NOT_A_CLASS' | 'PIPELINE_NOT_A_RESOURCE', string] {
+  if (!isClass(t)) {
+    const name = (t as object).constructor?.name ?? 'object';
+    return [
+      'PIPELINE_RESOURCE_NOT_A_CLASS',
+      `resources: an instance of ${name} was given where a class is expected: pass ${name} itself (the container builds it), or register the instance as a provider`,
+    ];
+  }
+  return [
+    'PIPELINE_NOT_A_RESOURCE',
+    `${t.name} is listed in resources but has no @Path and no resource method: add @Path('/...') to the class and @GET()/@POST()/... to a method, or register it under providers if it is a provider`,
+  ];
+}
+
+/** Why a registered object is not a provider: the methods it has and the ones that are recognised. */
+function notAProvider(instance: object): ['PIPELINE_NOT_A_PROVIDER', string] {
+  const name = instance.constructor?.name ?? 'object';
+  const own = methodNames(instance);
+  const known = PROVIDER_CONTRACTS.map(([m, c]) => `${m} (${c})`).join(', ');
+  return [
+    'PIPELINE_NOT_A_PROVIDER',
+    `${name} is registered as a provider but implements no provider contract${own.length > 0 ? ` (it has ${own.join(', ')})` : ''}: ` +
+      `rename the method to one that is recognised: ${known}`,
+  ];
 }
 
 const PROVIDER_METHODS = [

@@ -1,6 +1,6 @@
 /**
  * Every limit and timeout of an application, with its default. Validated once when the
- * application is built (STYLE.md §5).
+ * application is built (one place to read and check them).
  */
 export interface PipelineLimits {
   /** Maximum request body in bytes (decoded bytes for compressed bodies). Fastify's default: 1 MiB. */

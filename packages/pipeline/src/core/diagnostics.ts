@@ -1,7 +1,7 @@
 import diagnostics_channel from 'node:diagnostics_channel';
 
 /**
- * Per-phase events on `node:diagnostics_channel` (Jersey's monitoring events, PIPELINE-RULES §7).
+ * Per-phase events on `node:diagnostics_channel` (Jersey's monitoring events, Processing rules §7).
  * Publishing is guarded by `hasSubscribers`, so an application nobody observes pays one property
  * read per phase. Messages carry the request context (`request`) plus phase data.
  *

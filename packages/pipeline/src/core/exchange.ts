@@ -15,7 +15,7 @@ export class Exchange extends ContainerRequestContext {
   route: RouteMethod | undefined;
   /** The response being produced (after the method, an abort or a mapper). */
   response: Response | undefined;
-  /** An exception mapper already ran: never map again (PIPELINE-RULES §2). */
+  /** An exception mapper already ran: never map again (Processing rules §2). */
   mapped: boolean;
   /** Automatic HEAD: run GET, send its headers, drop the body. */
   isHead: boolean;

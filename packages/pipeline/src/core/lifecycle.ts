@@ -15,7 +15,7 @@ import { isThenable, type Step } from './thenable.js';
 import { invalidHost, isValidHost } from './uri-info.js';
 
 /**
- * What happens to a request, top to bottom (PIPELINE-RULES §1):
+ * What happens to a request, top to bottom (Processing rules §1):
  *
  *   pre-matching filters → match → post-matching filters → parameters → entity (reader
  *   interceptors → reader) → validation → resource method → response filters → writer
@@ -100,7 +100,7 @@ function invoke(ex: Exchange): Step {
   const route = ex.route!;
   const entity = route.entity;
   if (entity === undefined) return call(ex, route, resolveArgs(ex, route));
-  // Parameters convert before the entity is read (PIPELINE-RULES §1), except form fields.
+  // Parameters convert before the entity is read (Processing rules §1), except form fields.
   const args = route.form ? undefined : resolveArgs(ex, route);
   return readEntity(ex, entity, route.readerInterceptors).then((value) => {
     if (route.form) {
@@ -182,7 +182,7 @@ export function toResponse(value: unknown): Response {
 
 /**
  * Request targets that are not origin-form (RFC 9112 §3.2): absolute-form is reduced to its path
- * (never `new URL(req.url, base)`, which reads `//host/x` as a host, HARDENING.md); `*` and
+ * (never `new URL(req.url, base)`, which reads `//host/x` as a host); `*` and
  * anything else are refused with 400 after pre-matching filters had a chance to rewrite them.
  */
 function normalizeTarget(ex: Exchange): void {

@@ -6,7 +6,7 @@ import { Response } from './response.js';
 import { isThenable } from './thenable.js';
 
 /**
- * Turns an error into a response (PIPELINE-RULES §4): an HTTP error carrying a response is used
+ * Turns an error into a response (Processing rules §4): an HTTP error carrying a response is used
  * as is; otherwise the mapper for the NEAREST error type (then lowest priority) runs; a mapper
  * returning null gives 204; with no mapper, the default one keeps HTTP statuses and hides 5xx causes.
  */

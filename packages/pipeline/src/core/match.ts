@@ -85,7 +85,7 @@ function several(ex: Exchange, routes: readonly RouteMethod[]): RouteMethod {
   return best;
 }
 
-/** 415 for the request's Content-Type (PIPELINE-RULES §5). */
+/** 415 for the request's Content-Type (Processing rules §5). */
 function unsupported(ex: Exchange): NotSupportedError {
   return new NotSupportedError(`Content-Type ${truncate(ex.getHeader('content-type') ?? '')} is not supported`, {
     code: 'PIPE_UNSUPPORTED_MEDIA_TYPE',
@@ -98,7 +98,7 @@ export function notAcceptable(): NotAcceptableError {
 }
 
 function consumable(ex: Exchange, route: RouteMethod): boolean {
-  // A missing Content-Type matches any @Consumes (PIPELINE-RULES §5); an unparsable one matches none.
+  // A missing Content-Type matches any @Consumes (Processing rules §5); an unparsable one matches none.
   if (ex.headers['content-type'] === undefined) return true;
   const mt = ex.mediaType;
   return mt !== undefined && consumes(mt, route.consumes);

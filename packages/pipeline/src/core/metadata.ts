@@ -41,7 +41,7 @@ export interface ClassMeta {
 }
 
 // One registry, keyed by class: decorators write here once at class definition; the application
-// reads it once at build time, so nothing on the request path touches metadata (PERFORMANCE.md).
+// reads it once at build time, so nothing on the request path touches metadata.
 const registry = new WeakMap<object, ClassMeta>();
 const discovered: Constructor[] = [];
 

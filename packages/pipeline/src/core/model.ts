@@ -37,8 +37,8 @@ export interface EntityParam {
 }
 
 /**
- * Everything one resource method needs at request time, computed once at start-up
- * (STYLE.md §3): the request path walks these arrays, it never sorts or scans metadata.
+ * Everything one resource method needs at request time, computed once at start-up:
+ * the request path walks these arrays, it never sorts or scans metadata.
  */
 export interface RouteMethod extends ResponseChains {
   readonly info: ResourceInfo;

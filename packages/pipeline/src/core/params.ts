@@ -14,7 +14,7 @@ import { truncate, typeName } from './type-name.js';
 type Convert = (raw: string) => unknown;
 
 /**
- * Compiles one non-entity parameter into a resolver, at start-up (PIPELINE-RULES §6): a
+ * Compiles one non-entity parameter into a resolver, at start-up (Processing rules §6): a
  * ParamConverterProvider that answers wins, then built-in conversion by declared type; defaults are
  * converted here so a bad `@DefaultValue` fails at start-up. Conversion failures are 400 for every
  * source (our documented choice; JAX-RS says 404 for path/query).

@@ -1,6 +1,6 @@
 /**
  * Priority constants (JAX-RS `Priorities`, plus this project's VALIDATION slot).
- * Lower runs first, except response filters, which run highest first (PIPELINE-RULES §1).
+ * Lower runs first, except response filters, which run highest first (Processing rules §1).
  */
 export const Priorities = Object.freeze({
   AUTHENTICATION: 1000,

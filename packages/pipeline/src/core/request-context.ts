@@ -134,7 +134,7 @@ export class ContainerRequestContext {
     return this._query;
   }
 
-  /** Request `Content-Type`, parsed; undefined when absent; 415 when unparsable (PIPELINE-RULES §5). */
+  /** Request `Content-Type`, parsed; undefined when absent; 415 when unparsable (Processing rules §5). */
   get mediaType(): MediaType | undefined {
     if (this._mediaType === undefined) {
       const ct = this._headers['content-type'];

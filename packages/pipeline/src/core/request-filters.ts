@@ -4,7 +4,7 @@ import { isThenable, type Step } from './thenable.js';
 
 /**
  * Runs request filters in order from `i`. Stops after a filter that called `abortWith`
- * (an abort is not an exception: the filter returns normally, PIPELINE-RULES §2).
+ * (an abort is not an exception: the filter returns normally, Processing rules §2).
  */
 export function runRequestFilters(ex: Exchange, filters: readonly ContainerRequestFilter[], i: number): Step {
   for (; i < filters.length; i++) {

@@ -12,7 +12,7 @@ import { writeResponse } from './write-entity.js';
 /**
  * The response half of the lifecycle: response filters (descending) then writer interceptors and
  * the writer. Uses the route's G+B chains when a method matched, the global chains otherwise
- * (PIPELINE-RULES §2). Never throws: failures are mapped once, then become a plain 500.
+ * (Processing rules §2). Never throws: failures are mapped once, then become a plain 500.
  */
 export function respond(ex: Exchange, response: Response): Step {
   ex.phase = Phase.Responding;
@@ -55,7 +55,7 @@ function write(ex: Exchange, response: Response, interceptors: readonly WriterIn
 }
 
 /**
- * One place turns errors into responses (STYLE.md §4): map once, then run the response chains on
+ * One place turns errors into responses: map once, then run the response chains on
  * the mapped response; a second failure is a plain 500; after the first byte, abort the connection.
  */
 export function handleError(ex: Exchange, error: unknown): Step {

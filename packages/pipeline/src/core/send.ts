@@ -44,7 +44,7 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
 
 /**
  * A request body left unread (an early 413/415, an abort, a method that ignored it): close the
- * connection after this response instead of letting Node read and discard the rest (HARDENING.md).
+ * connection after this response instead of letting Node read and discard the rest (RFC 9112 §9.6).
  */
 function unreadBody(ex: Exchange): boolean {
   return ex.raw.complete === false && ex.hasEntity();

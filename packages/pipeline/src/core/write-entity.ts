@@ -14,7 +14,7 @@ import { appendVary } from './vary.js';
 
 /**
  * Writes the response: writer interceptors (ascending) around the MessageBodyWriter, which is
- * chosen AFTER the interceptors from the last type and media type they set (PIPELINE-RULES §1),
+ * chosen AFTER the interceptors from the last type and media type they set (Processing rules §1),
  * then one `writeHead` + one `end(body)` (or a backpressured pipe for streams).
  */
 export function writeResponse(ex: Exchange, response: Response, interceptors: readonly WriterInterceptor[]): Step {

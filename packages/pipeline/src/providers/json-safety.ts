@@ -1,7 +1,7 @@
 import { BodyErrorCode } from './body-errors.js';
 
 /**
- * Guards for parsed request JSON (HARDENING.md "Bodies"). Both functions are iterative: a
+ * Guards for parsed request JSON (Fastify's body-limit contract). Both functions are iterative: a
  * 100 000-deep document must be answered with 400, not a `RangeError` from a recursive walk.
  */
 

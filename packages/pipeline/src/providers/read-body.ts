@@ -7,7 +7,7 @@ const noop = (): void => {};
 
 /**
  * Reads a whole request body into one Buffer, enforcing the Fastify body contract
- * (HARDENING.md "Bodies"):
+ * (Fastify's body-limit contract):
  *
  * - a declared `contentLength` above `limit` rejects with 413 BEFORE any byte is read;
  * - streamed bytes are counted and reading stops at the first chunk that crosses `limit` (413);

@@ -1,5 +1,5 @@
 // Request and response bodies: readers and writers by type and media type, the empty-body policy
-// (README "Decisions" 6), limits and JSON hardening (HARDENING.md "Bodies"), return values
+// (README "Decisions" 6), limits and JSON hardening (Fastify's body-limit contract), return values
 // (README "Return values"), streamed responses with backpressure and client aborts.
 import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';

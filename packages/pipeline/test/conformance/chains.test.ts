@@ -1,4 +1,4 @@
-// PIPELINE-RULES §2: which chains run. G = global providers, B = providers bound to the method.
+// Processing rules §2: which chains run. G = global providers, B = providers bound to the method.
 import { describe, expect, it } from 'vitest';
 import {
   Application,

@@ -1,4 +1,4 @@
-// PIPELINE-RULES §3: DynamicFeature.configure(resourceInfo, context) runs once per resource method
+// Processing rules §3: DynamicFeature.configure(resourceInfo, context) runs once per resource method
 // at start-up; what it registers applies to that method only and joins the same sorted chains
 // (ties: global, then name-bound, then dynamic).
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// PIPELINE-RULES §4 / README decision 10: after the first byte nothing can be mapped; the
+// Processing rules §4 / README decision 10: after the first byte nothing can be mapped; the
 // connection is aborted so the client cannot take a truncated body for a complete one.
 import diagnostics_channel from 'node:diagnostics_channel';
 import { randomBytes } from 'node:crypto';

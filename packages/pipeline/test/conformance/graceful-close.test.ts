@@ -1,4 +1,4 @@
-// HARDENING.md "HTTP layer", graceful close: drain in-flight requests, 503 + Connection: close for
+// Node's HTTP server hardening (`headersTimeout`, `requestTimeout`, RFC 9112 §9.6), graceful close: drain in-flight requests, 503 + Connection: close for
 // requests still arriving on open connections, refuse new connections, cut what is left at the deadline.
 import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';

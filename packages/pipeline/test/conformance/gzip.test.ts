@@ -1,6 +1,6 @@
 // GzipFeature over both transports: Accept-Encoding negotiation (RFC 9110 §12.5.3) through the
 // writer's one-entry cache, and the limits of a gzip request body (README "Application",
-// "Compressed bodies"; HARDENING.md "Bodies"): compressed bytes keep the raw-body contract under
+// "Compressed bodies"; Fastify's body-limit contract): compressed bytes keep the raw-body contract under
 // limits.bodyLimit, decoded bytes stop at maxDecodedBytes.
 import type { AddressInfo } from 'node:net';
 import { promisify } from 'node:util';

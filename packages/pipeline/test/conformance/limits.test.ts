@@ -1,4 +1,4 @@
-// README "Application" limits and HARDENING.md "HTTP layer": every key of DEFAULT_LIMITS reaches
+// README "Application" limits and Node's HTTP server hardening (`headersTimeout`, `requestTimeout`, RFC 9112 §9.6): every key of DEFAULT_LIMITS reaches
 // the node:http server (or the body readers) and does what it says; nonsense is refused at start-up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Application, DEFAULT_LIMITS, GET, Path, POST, type PipelineLimits } from '../../src/index.js';

@@ -1,4 +1,4 @@
-// PIPELINE-RULES §4: exception mapper choice, null → 204, mapper failures, carried responses, 405 Allow.
+// Processing rules §4: exception mapper choice, null → 204, mapper failures, carried responses, 405 Allow.
 import { describe, expect, it } from 'vitest';
 import {
   Application,

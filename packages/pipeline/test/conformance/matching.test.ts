@@ -1,4 +1,4 @@
-// PIPELINE-RULES §5: matching order 404 → 405 → 415 → 406, automatic HEAD/OPTIONS, templates, negotiation.
+// Processing rules §5: matching order 404 → 405 → 415 → 406, automatic HEAD/OPTIONS, templates, negotiation.
 import { describe, expect, it } from 'vitest';
 import {
   Application,

@@ -1,4 +1,4 @@
-// PIPELINE-RULES §7 and README "Observability": per-phase diagnostics_channel events and opt-in
+// Processing rules §7 and README "Observability": per-phase diagnostics_channel events and opt-in
 // tracing (X-Pipeline-Trace) listing the components that ran, in order.
 import diagnostics_channel from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';

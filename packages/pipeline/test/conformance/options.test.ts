@@ -241,7 +241,9 @@ describe('registration', () => {
 
   it('an ExceptionMapper without @MapsError fails build() naming the class and the fix', () => {
     const app = new Application({ resources: [Opts], providers: [NakedMapper] });
-    expect(() => app.build()).toThrow(/ExceptionMapper NakedMapper needs @MapsError\(ErrorType\) or the errorType registration option/);
+    expect(() => app.build()).toThrow(
+      /\[PIPELINE_MAPPER_WITHOUT_TYPE\] ExceptionMapper NakedMapper does not say which errors it maps: add @MapsError\(ErrorType\)/,
+    );
   });
 
   it('register(Mapper, { errorType }) maps that type; an explicit errorType beats @MapsError', async () => {

@@ -1,4 +1,4 @@
-// PIPELINE-RULES §1 and §3: the order of stages and providers, priorities, ties, binding, DynamicFeature.
+// Processing rules §1 and §3: the order of stages and providers, priorities, ties, binding, DynamicFeature.
 import { describe, expect, it } from 'vitest';
 import {
   Application,

@@ -1,4 +1,4 @@
-// PIPELINE-RULES §6: parameter sources, conversion order (ParamConverterProvider, built-ins,
+// Processing rules §6: parameter sources, conversion order (ParamConverterProvider, built-ins,
 // static fromString), @DefaultValue converted at start-up, failures → 400 naming the parameter
 // (README "Decisions" 3), @Context injection, one entity parameter at most.
 import { describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// PIPELINE-RULES §1: a @PreMatching filter may change method, URI and headers before matching;
+// Processing rules §1: a @PreMatching filter may change method, URI and headers before matching;
 // post-matching filters may not (JAX-RS 6.4: IllegalStateException → 500).
 import { describe, expect, it } from 'vitest';
 import {

@@ -1,4 +1,4 @@
-// PIPELINE-RULES §7 and §3: an authentication filter sets the SecurityContext; RolesAllowedFeature
+// Processing rules §7 and §3: an authentication filter sets the SecurityContext; RolesAllowedFeature
 // (a DynamicFeature) enforces RolesAllowed / PermitAll / DenyAll: 401 + WWW-Authenticate without
 // a caller, 403 without the role; the method's annotation replaces the class's.
 import { describe, expect, it } from 'vitest';

@@ -65,7 +65,7 @@ export function bearerRequired(): NotAuthorizedError {
 
 /**
  * 401 for a failed `POST /api/auth/login`. Same message for unknown user and wrong password
- * (HARDENING "Authentication": both failures answer the same body).
+ * (OWASP Authentication Cheat Sheet: both failures answer the same body).
  */
 export function loginFailed(): NotAuthorizedError {
   return new NotAuthorizedError(Challenges.bearer, 'Invalid username or password', {

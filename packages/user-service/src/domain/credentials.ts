@@ -3,7 +3,7 @@
  *
  * Every comparison is between fixed-length keyed digests: `crypto.timingSafeEqual` throws on
  * unequal lengths, so comparing raw secrets would turn a wrong-length guess into a 500 and leak
- * the length (HARDENING "Authentication").
+ * the length (Node docs: `crypto.timingSafeEqual` throws on unequal lengths).
  */
 import { createHmac, randomBytes, scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto';
 import { Roles, type Principal } from './auth.js';

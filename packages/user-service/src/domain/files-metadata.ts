@@ -1,7 +1,7 @@
 /**
  * Pure helpers for the metadata of stored files: the client's filename kept as escaped metadata
  * (never a path), the part's media type, the download `Content-Disposition`, and the file id taken
- * from a URL. HARDENING "Multipart": store under a server-generated id, keep the name as metadata.
+ * from a URL. OWASP File Upload Cheat Sheet: store under a server-generated id, keep the name as metadata.
  */
 import { NotFoundError } from '@jaxrs-node/pipeline';
 import { parseRecordId } from './record-id.js';

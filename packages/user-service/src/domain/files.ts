@@ -201,7 +201,7 @@ export class FileStore {
 
 /**
  * Response headers for a download (SPEC: `application/octet-stream`, `attachment`). `nosniff`
- * stops browsers from rendering uploaded HTML (HARDENING "Multipart").
+ * stops browsers from rendering uploaded HTML (OWASP File Upload Cheat Sheet).
  */
 export function downloadHeaders(file: Pick<OpenedFile, 'record' | 'size'>): Record<string, string> {
   return {

@@ -50,7 +50,7 @@ const ALGORITHM = 'HS256';
 const ENCODED_HEADER = Buffer.from(JSON.stringify({ alg: ALGORITHM, typ: 'JWT' })).toString('base64url');
 /**
  * Checked before any decoding: `Buffer.from(x, 'base64url')` silently drops characters outside the
- * alphabet, so without this `a!b` would decode like `ab` (HARDENING "Authentication").
+ * alphabet, so without this `a!b` would decode like `ab` (Node's Buffer documentation, "base64url").
  */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 /** Tokens we issue are ~200 bytes; anything near header limits is not ours. */

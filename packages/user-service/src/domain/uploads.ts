@@ -1,7 +1,7 @@
 /**
  * Receiving one multipart/form-data upload (SPEC "Other endpoints", POST /api/files/upload) with
  * busboy: the `file` part is streamed to a temporary file, fsynced, and described; every failure
- * deletes that file before the promise rejects. HARDENING "Multipart" lists the traps handled here:
+ * deletes that file before the promise rejects. busboy's documented behaviour has traps, handled here:
  * busboy never fails on a limit (it truncates), its constructor throws synchronously, and a file
  * stream that is not consumed stalls the whole form.
  *

@@ -1,8 +1,8 @@
 /**
  * Client of the optional product catalogue behind `GET /api/products/{id}` (PRODUCT_CATALOG_URL).
  *
- * undici's defaults are 300 s header and body timeouts and no size limit (HARDENING "Outbound
- * calls"), so a slow or hostile upstream would pin our requests and memory. Every call here has a
+ * undici's defaults are 300 s header and body timeouts and no size limit (undici's `Agent`
+ * documentation), so a slow or hostile upstream would pin our requests and memory. Every call here has a
  * connect timeout, header and body (idle) timeouts, an overall deadline (the body timeout alone
  * lets a one-byte-per-second trickle run forever) and a byte cap. Failures map to gateway errors:
  * timeout 504, unreachable 503, anything malformed or oversized 502.

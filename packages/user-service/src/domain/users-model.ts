@@ -100,7 +100,7 @@ export function isJsonObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Reads an OWN property only. Request JSON may carry `__proto__`/`constructor` keys; reading
- * through the prototype chain (or merging) is how pollution starts (HARDENING.md, Bodies).
+ * through the prototype chain (or merging) is how pollution starts (OWASP "Prototype Pollution Prevention").
  */
 export function ownField(body: Record<string, unknown>, key: string): unknown {
   return Object.hasOwn(body, key) ? body[key] : undefined;

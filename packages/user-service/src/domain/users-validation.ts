@@ -3,7 +3,7 @@
  * returns every violation it found, so the service can answer one 400 that lists them all.
  *
  * Only whitelisted fields are read, and only as OWN properties; the validated value is a fresh
- * object, never the request JSON (HARDENING.md, Bodies: no merging request JSON into objects).
+ * object, never the request JSON (a merge of request JSON is how prototype pollution starts).
  * Unknown fields and server-owned fields (id, roles, status, createdAt, updatedAt, fullName,
  * birthDate) are ignored.
  */

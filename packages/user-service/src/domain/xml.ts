@@ -3,7 +3,7 @@
  *
  * fast-xml-parser's XMLBuilder escapes text but does NOT validate tag names, passes control
  * characters and lone surrogates through, prints a top-level array as `<0>` and a Date via
- * `toString()` (HARDENING "XML output"). So this module builds the object itself: fixed element
+ * `toString()` (fast-xml-parser XMLBuilder documentation). So this module builds the object itself: fixed element
  * names in a fixed order, every value converted to a clean string first.
  */
 import { XMLBuilder } from 'fast-xml-parser';

@@ -1,6 +1,6 @@
 /**
  * The few file-system primitives durability rests on. All async: nothing here blocks the event
- * loop (HELPERS.md: no sync fs on a request path).
+ * loop (never block the event loop: Node's "Don't Block the Event Loop" guide).
  */
 import { open, type FileHandle } from 'node:fs/promises';
 

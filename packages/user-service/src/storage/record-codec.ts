@@ -82,7 +82,7 @@ export function encodeBatch(input: unknown): EncodedBatch {
 
 /**
  * Freezes `value` and everything reachable from it. Iterative on purpose: deeply nested JSON
- * parses fine but overflows the stack of recursive code (HARDENING.md, "JSON edge values").
+ * parses fine but overflows the stack of recursive code (RFC 8259 §9 allows limits on nesting).
  */
 export function deepFreeze<T>(value: T): T {
   const stack: unknown[] = [value];

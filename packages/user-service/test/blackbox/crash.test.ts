@@ -1,5 +1,5 @@
 /**
- * Durability under `kill -9` (HARDENING "Durability"): every write the real server acknowledged
+ * Durability under `kill -9` (the durability contract of the README "Storage"): every write the real server acknowledged
  * with a 2xx must be there, exactly as acknowledged, after SIGKILL and a restart on the same
  * DATA_DIR; ids are never reused. The kill comes from the response handler that counts acks
  * (no timers), so it lands while ~20 requests are still in flight.

@@ -1,5 +1,5 @@
 /**
- * Black-box tests of HARDENING.md facts against the real server over raw sockets: request
+ * Black-box tests of hardening facts of node:http, busboy and fast-xml-parser against the real server over raw sockets: request
  * smuggling shapes and malformed framing (400 from Node's parser), oversized headers (431),
  * request targets that look like hosts or absolute URLs, path traversal, body limits and
  * prototype keys, and slowloris (the pipeline's headersTimeout is a fixed 10 s, so the probe

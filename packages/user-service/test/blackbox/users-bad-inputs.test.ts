@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, removeDir, startServer, type HttpResult, type RunningServer } from '../helpers/server.js';
 
 /**
- * Hostile and malformed request bodies (HARDENING.md "Bodies") against POST /api/users. Each
+ * Hostile and malformed request bodies (Fastify's body-limit contract) against POST /api/users. Each
  * case must end in a 4xx error body (or a closed connection for framing errors), never a 500 or
  * a hang, and the server must keep serving afterwards. Raw-socket cases are bounded by timeouts.
  */

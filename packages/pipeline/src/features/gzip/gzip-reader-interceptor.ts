@@ -33,7 +33,7 @@ export interface GzipReaderOptions {
  * `Content-Encoding: gzip` (or `x-gzip`), the entity stream is replaced by its gunzipped form
  * and `Content-Encoding` / `Content-Length` are dropped from the headers the reader sees (the
  * declared length is the encoded one). Decoded bytes are counted, so a gzip bomb stops with 413
- * at the limit instead of inflating (HARDENING.md "Bodies"); encoded bytes are capped at the
+ * at the limit instead of inflating (Fastify's body-limit contract); encoded bytes are capped at the
  * original `ctx.limit` too (a stream of empty gzip members decodes to nothing, forever), with the
  * contract of a raw body: a declared `Content-Length` above it is 413 before any byte is read,
  * and a byte count different from it is 400.

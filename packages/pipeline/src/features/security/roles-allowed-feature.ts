@@ -23,7 +23,7 @@ const DEFAULT_CHALLENGE = 'Bearer realm="api"';
  * Enforces `RolesAllowed` (AUTHORIZATION priority, after authentication filters): 401 with
  * `WWW-Authenticate` when nobody is authenticated, 403 when the caller has none of the roles
  * (SPEC, Authentication rule 6). Holds only immutable configuration: one instance serves every
- * request concurrently (PIPELINE-RULES §7).
+ * request concurrently (Processing rules §7).
  */
 @Priority(Priorities.AUTHORIZATION)
 export class RolesAllowedFilter implements ContainerRequestFilter {

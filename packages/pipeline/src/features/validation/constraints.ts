@@ -33,7 +33,7 @@ export interface PropertyRules {
 }
 
 // Keyed by constructor: decorators write once at class definition; `compileValidator` reads once at
-// start-up (PERFORMANCE.md: no metadata reads on the request path).
+// start-up (no metadata reads on the request path).
 const store = new WeakMap<object, Map<string, PropertyRules>>();
 
 /** Own (not inherited) rules of a class, in property declaration order. */

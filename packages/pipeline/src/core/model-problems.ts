@@ -1,0 +1,113 @@
+/**
+ * Start-up validation of the resource model, as Jersey's `ModelValidationException`: every
+ * problem found while building an application is collected, fatal ones abort `build()` together
+ * (all of them, not just the first), and the rest are reported once as warnings (`strict: true`
+ * makes them fatal too). Each problem has a stable code, documented in the README's "Start-up
+ * errors and warnings" table.
+ */
+
+/** Stable codes of start-up problems. */
+export type ModelProblemCode =
+  /** A `resources` entry is an instance, not a class. */
+  | 'PIPELINE_RESOURCE_NOT_A_CLASS'
+  /** A `resources` entry has no `@Path` and no resource method. */
+  | 'PIPELINE_NOT_A_RESOURCE'
+  /** A registered provider implements no provider contract (a misspelt method name, typically). */
+  | 'PIPELINE_NOT_A_PROVIDER'
+  /** A resource method has decorated parameters but no `design:paramtypes` metadata. */
+  | 'PIPELINE_NO_DESIGN_TYPES'
+  /** Two resource methods answer the same HTTP method, path and media types. */
+  | 'PIPELINE_AMBIGUOUS_ROUTE'
+  /** A `@PathParam` names no variable of its method's path template. */
+  | 'PIPELINE_UNKNOWN_PATH_PARAM'
+  /** The container could not build a resource or provider. */
+  | 'PIPELINE_DI_FAILED'
+  /** An ExceptionMapper without the error type it maps. */
+  | 'PIPELINE_MAPPER_WITHOUT_TYPE'
+  /** Warning: a GET or HEAD method declares an entity parameter. */
+  | 'PIPELINE_ENTITY_ON_GET'
+  /** Warning: a provider is bound to a binding decorator no resource carries: it never runs. */
+  | 'PIPELINE_BINDING_UNUSED'
+  /** Warning: a resource carries a binding decorator no provider (or dynamic feature) uses. */
+  | 'PIPELINE_BINDING_WITHOUT_PROVIDER';
+
+/** One start-up problem. */
+export interface ModelProblem {
+  readonly code: ModelProblemCode;
+  readonly severity: 'error' | 'warning';
+  /** Names the class, the member and the fix. */
+  readonly message: string;
+}
+
+/** `build()` failed: every fatal problem of the model, each with its code. */
+export class ModelValidationError extends Error {
+  override readonly name = 'ModelValidationError';
+  readonly code = 'PIPELINE_MODEL_INVALID';
+  readonly problems: readonly ModelProblem[];
+
+  constructor(problems: readonly ModelProblem[]) {
+    const lines = problems.map((p) => `  [${p.code}] ${p.message}`);
+    super(`The application cannot start: ${problems.length} problem(s) in its resource model\n${lines.join('\n')}`);
+    this.problems = problems;
+  }
+}
+
+/** Collects problems while the model is built; {@link ModelProblems.finish} reports them. */
+export class ModelProblems {
+  readonly list: ModelProblem[] = [];
+
+  error(code: ModelProblemCode, message: string): void {
+    this.list.push({ code, severity: 'error', message });
+  }
+
+  warn(code: ModelProblemCode, message: string): void {
+    this.list.push({ code, severity: 'warning', message });
+  }
+
+  /** Throws every error (and, when `strict`, every warning); hands the remaining warnings to `onWarning`. */
+  finish(strict: boolean, onWarning: (problem: ModelProblem) => void): void {
+    const fatal = this.list.filter((p) => p.severity === 'error' || strict);
+    if (fatal.length > 0) throw new ModelValidationError(fatal);
+    for (const p of this.list) onWarning(p);
+  }
+}
+
+/** The recognised provider methods and the contract each one belongs to (for messages). */
+export const PROVIDER_CONTRACTS: ReadonlyArray<readonly [method: string, contract: string]> = [
+  ['filterRequest', 'ContainerRequestFilter'],
+  ['filterResponse', 'ContainerResponseFilter'],
+  ['aroundReadFrom', 'ReaderInterceptor'],
+  ['aroundWriteTo', 'WriterInterceptor'],
+  ['readFrom', 'MessageBodyReader'],
+  ['writeTo', 'MessageBodyWriter'],
+  ['getConverter', 'ParamConverterProvider'],
+  ['toResponse', 'ExceptionMapper'],
+  ['getContext', 'ContextResolver'],
+  ['setup', 'Feature'],
+  ['configure', 'DynamicFeature'],
+];
+
+/** The method names an object has (own and inherited, not Object's), for "it has: ..." hints. */
+export function methodNames(o: object): string[] {
+  const names = new Set<string>();
+  for (
+    let p: object | null = Object.getPrototypeOf(o) as object | null;
+    p !== null && p !== Object.prototype;
+    p = Object.getPrototypeOf(p) as object | null
+  ) {
+    for (const k of Object.getOwnPropertyNames(p))
+      if (k !== 'constructor' && typeof (o as Record<string, unknown>)[k] === 'function') names.add(k);
+  }
+  for (const k of Object.keys(o)) if (typeof (o as Record<string, unknown>)[k] === 'function') names.add(k);
+  return [...names];
+}
+
+/** Why the container could not build `cls`, with the likely fixes (tsyringe says only "TypeInfo not known"). */
+export function diFailure(cls: Function, role: string, cause: unknown): string {
+  const why = (cause instanceof Error ? cause.message : String(cause)).replace(/\s+/g, ' ').trim();
+  return (
+    `${cls.name} (registered as ${role}) could not be built by the container: ${why}. Likely fixes: decorate it with ` +
+    `@injectable() (tsyringe); compile with "emitDecoratorMetadata": true so its constructor parameter types are known; ` +
+    `for a constructor parameter typed as an interface, register a token and use @inject(TOKEN).`
+  );
+}
