@@ -6,13 +6,13 @@
 // One install per run of this file (beforeAll); network goes to the npm registry only.
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CONSUMER_FILES } from './helpers/consumer-project.js';
+import { CJS_CONSUMER_FILES, CONSUMER_FILES } from './helpers/consumer-project.js';
 
 const exec = promisify(execFile);
 const pipelineDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'pipeline');
@@ -59,6 +59,7 @@ function startService(cwd: string): Promise<{ child: ChildProcess; url: string }
 
 describe('consumer: the packed @jaxrs-node/pipeline in a fresh npm project', { timeout: INSTALL_TIMEOUT }, () => {
   let project: string;
+  let cjsProject: string;
   let tarballEntries: string[];
 
   beforeAll(async () => {
@@ -78,8 +79,15 @@ describe('consumer: the packed @jaxrs-node/pipeline in a fresh npm project', { t
       await mkdir(dirname(join(project, path)), { recursive: true });
       await writeFile(join(project, path), text);
     }
-    await sh(project, 'npm', ['install', '--no-audit', '--no-fund', '--loglevel=error'], INSTALL_TIMEOUT - 20_000);
+    cjsProject = join(project, 'cjs');
+    for (const [path, text] of Object.entries(CJS_CONSUMER_FILES(tarball))) {
+      await mkdir(dirname(join(cjsProject, path)), { recursive: true });
+      await writeFile(join(cjsProject, path), text);
+    }
+    const install = ['install', '--no-audit', '--no-fund', '--loglevel=error'];
+    await Promise.all([sh(project, 'npm', install, INSTALL_TIMEOUT - 20_000), sh(cjsProject, 'npm', install, INSTALL_TIMEOUT - 20_000)]);
     await sh(project, process.execPath, [join(project, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
+    await sh(cjsProject, process.execPath, [join(cjsProject, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
   }, INSTALL_TIMEOUT);
 
   afterAll(async () => {
@@ -128,6 +136,13 @@ describe('consumer: the packed @jaxrs-node/pipeline in a fresh npm project', { t
   it('the ./testing entry point resolves, with its types, and unit-tests the filter', async () => {
     const out = JSON.parse(await sh(project, process.execPath, ['dist/unit.js'])) as unknown;
     expect(out).toEqual({ abortedWith: 400, passedTenant: 'acme' });
+  });
+
+  it('a CommonJS project compiles against the package and loads it with require() (require(esm))', async () => {
+    const compiled = await readFile(join(cjsProject, 'dist', 'main.js'), 'utf8');
+    expect(compiled).toContain('require("@jaxrs-node/pipeline")');
+    const out = JSON.parse(await sh(cjsProject, process.execPath, ['dist/main.js'])) as unknown;
+    expect(out).toEqual({ status: 200, body: { twice: 42, type: 'number' }, moduleKind: 'function' });
   });
 
   it('the exports map hides the package internals', async () => {

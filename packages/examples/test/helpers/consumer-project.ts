@@ -106,3 +106,62 @@ createRequestContext({ nope: true });
 `,
   };
 }
+
+/**
+ * A CommonJS project (`"type": "commonjs"`, TypeScript emitting `require`): it loads the ES module
+ * package through Node's `require(esm)` (Node 20.19+, 22.12+), which the package's `require`
+ * export condition allows. It serves one route and asks itself over a real socket.
+ */
+export function CJS_CONSUMER_FILES(tarball: string): Record<string, string> {
+  return {
+    'package.json': JSON.stringify(
+      {
+        name: 'jaxrs-consumer-cjs',
+        private: true,
+        type: 'commonjs',
+        dependencies: { '@jaxrs-node/pipeline': `file:${tarball}`, 'reflect-metadata': '^0.2.2', tsyringe: '^4.10.0' },
+        devDependencies: { typescript: '7.0.2', '@types/node': '^20' },
+      },
+      null,
+      2,
+    ),
+    'tsconfig.json': JSON.stringify(
+      {
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          types: ['node'],
+          strict: true,
+          experimentalDecorators: true,
+          emitDecoratorMetadata: true,
+          skipLibCheck: false,
+          rootDir: 'src',
+          outDir: 'dist',
+        },
+        include: ['src'],
+      },
+      null,
+      2,
+    ),
+    'src/main.ts': `import 'reflect-metadata';
+import { Application, GET, Path, PathParam } from '@jaxrs-node/pipeline';
+
+@Path('/twice')
+class Twice {
+  @GET('{n}') get(@PathParam('n') n: number) {
+    return { twice: n * 2, type: typeof n };
+  }
+}
+
+async function main(): Promise<void> {
+  const app = new Application({ resources: [Twice] });
+  const { port } = await app.listen(0);
+  const res = await fetch(\`http://127.0.0.1:\${port}/twice/21\`);
+  console.log(JSON.stringify({ status: res.status, body: await res.json(), moduleKind: typeof require }));
+  await app.close(1000);
+}
+void main();
+`,
+  };
+}
