@@ -8,6 +8,13 @@ import { isStreamEntity, isStreamType, isSubtypeOf } from './type-tokens.js';
 const noop = (): void => {};
 
 /**
+ * Buffer size of the body stages this library creates. Pinned because Node 22 raised the default
+ * from 16 KiB to 64 KiB: with the default, a gzip bomb made of 1 KB members had 189 of them read
+ * into buffers on Node 24.21 before backpressure stopped the input (the same on every version now).
+ */
+export const BODY_STAGE_HIGH_WATER_MARK = 16 * 1024;
+
+/**
  * A pass-through that counts bytes and fails the stream with 413 when they exceed `limit`, and
  * with 400 when the total differs from a declared `contentLength` (raw, undecoded bodies only).
  */
@@ -18,7 +25,7 @@ export class BodyLimitGuard extends Transform {
     private readonly limit: number,
     private readonly contentLength: number | undefined,
   ) {
-    super();
+    super({ highWaterMark: BODY_STAGE_HIGH_WATER_MARK });
   }
 
   override _transform(chunk: unknown, _enc: BufferEncoding, cb: TransformCallback): void {
