@@ -94,11 +94,12 @@ describe('consumer: the packed @jaxrs-node/pipeline in a fresh npm project', { t
     if (project !== undefined) await rm(project, { recursive: true, force: true });
   });
 
-  it('the tarball ships dist (js + d.ts), README and package.json, and no sources or tests', () => {
+  it('the tarball ships dist (js + d.ts), README, LICENSE and package.json, and no sources, tests or source maps', () => {
     expect(tarballEntries).toEqual(
       expect.arrayContaining([
         'package/package.json',
         'package/README.md',
+        'package/LICENSE',
         'package/dist/index.js',
         'package/dist/index.d.ts',
         'package/dist/testing/index.js',
@@ -106,8 +107,12 @@ describe('consumer: the packed @jaxrs-node/pipeline in a fresh npm project', { t
       ]),
     );
     expect(
-      tarballEntries.filter((e) => !e.startsWith('package/dist/') && e !== 'package/package.json' && e !== 'package/README.md'),
+      tarballEntries.filter(
+        (e) => !e.startsWith('package/dist/') && !['package/package.json', 'package/README.md', 'package/LICENSE'].includes(e),
+      ),
     ).toEqual([]);
+    // Maps would point at sources the package does not ship.
+    expect(tarballEntries.filter((e) => e.endsWith('.map'))).toEqual([]);
   });
 
   it("the service compiled with the consumer's tsc runs: path + query params, request filter, JSON writer", async () => {

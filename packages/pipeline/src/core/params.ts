@@ -10,6 +10,7 @@ import { SecurityContext } from './security-context.js';
 import { UriInfo } from './uri-info.js';
 import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
 import { truncate, typeName } from './type-name.js';
+import { Int } from '../providers/type-tokens.js';
 
 type Convert = (raw: string) => unknown;
 
@@ -111,6 +112,15 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
     if (c !== undefined) return (raw) => c.fromString(raw);
   }
   if (type === String || type === Object) return (raw) => raw;
+  if (type === Int) {
+    return (raw) => {
+      if (!INTEGER.test(raw)) throw new TypeError(`'${truncate(raw)}' is not an integer`);
+      const n = Number(raw);
+      if (!Number.isSafeInteger(n))
+        throw new TypeError(`'${truncate(raw)}' is outside the safe integer range (±${Number.MAX_SAFE_INTEGER})`);
+      return n;
+    };
+  }
   if (type === Number) {
     // Decimal notation only: Number() would also take '0x10', '0b1' and '' (JAX-RS rejects them).
     return (raw) => {
@@ -155,6 +165,8 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
 }
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+/** Plain decimal integers; 16 digits bound the work and cover every safe integer (checked after). */
+const INTEGER = /^[+-]?\d{1,16}$/;
 
 /**
  * The value of plain digits (the usual id), else -1: one char loop instead of {@link DECIMAL}

@@ -7,7 +7,9 @@ import { StreamReader, StreamWriter } from './stream.js';
 import { TextReader, TextWriter } from './text.js';
 
 export { BodyErrorCode } from './body-errors.js';
+export { Int } from './type-tokens.js';
 export { readBody } from './read-body.js';
+export { collectBody } from './collect-body.js';
 export { JsonReader, JsonWriter, parseJsonBody, DEFAULT_MAX_JSON_DEPTH } from './json.js';
 export { JsonOptions } from './json-options.js';
 export type { JsonReplacer } from './json-options.js';

@@ -2,6 +2,16 @@ import { Readable } from 'node:stream';
 import type { MediaType } from '../core/media-type.js';
 import type { TypeToken } from '../core/providers.js';
 
+/**
+ * The integer type token (Java's `int`/`long` for parameters): `@QueryParam('page', { type: Int })
+ * page: number` accepts only decimal integers within the safe-integer range (|n| <= 2^53 - 1), so
+ * `1.5`, `1e9` written as an exponent and `99999999999999999999` are 400, never a float or 1e20.
+ * A type token only: never instantiated.
+ */
+export abstract class Int {
+  private constructor() {}
+}
+
 /** `%TypedArray%`, the common base of Uint8Array, Int16Array, Float64Array... */
 // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
 const TypedArray = Object.getPrototypeOf(Uint8Array) as Function;

@@ -11,6 +11,7 @@ import type { Readable } from 'node:stream';
 import { parseMediaType, type MediaType } from '../core/media-type.js';
 import type {
   Body,
+  Constructor,
   ContainerRequestFilter,
   ContainerResponseFilter,
   ExceptionMapper,
@@ -20,10 +21,14 @@ import type {
   TypeToken,
   WriterInterceptor,
 } from '../core/providers.js';
+import { findClassMeta } from '../core/metadata.js';
+import { joinPaths } from '../core/path-template.js';
 import { ReadCtx } from '../core/read-entity.js';
+import { ResourceInfo } from '../core/resource-info.js';
 import { type ContainerRequestContext, Phase } from '../core/request-context.js';
 import { Response } from '../core/response.js';
 import { responseMediaType, typeOf, WriteCtx } from '../core/write-entity.js';
+import { collectBody as collectBounded } from '../providers/collect-body.js';
 import { asExchange, BUILTIN_WRITERS, createExchange, useWriters } from './test-exchange.js';
 
 export { injectRequest } from '../core/inject.js';
@@ -38,6 +43,29 @@ export interface TestRequestInit {
   remoteAddress?: string;
   /** Build the context as a pre-matching filter sees it (method/URI/headers mutable). Default false. */
   preMatching?: boolean;
+  /**
+   * The matched resource method, as a post-matching filter sees it in `ctx.resourceInfo`: the
+   * class and method name; its path and binding decorators (with their arguments, method over
+   * class) are read from the decorators, as the pipeline does. `httpMethod` defaults to the
+   * method's first HTTP method (or `method`).
+   *
+   * @example createRequestContext({ matched: { resource: AdminResource, method: 'list' } })
+   */
+  matched?: { resource: Constructor; method: string; httpMethod?: string };
+}
+
+/** The ResourceInfo the pipeline builds for `resource.method`, from its decorators. */
+function matchedInfo(init: NonNullable<TestRequestInit['matched']>, requestMethod: string | undefined): ResourceInfo {
+  const meta = findClassMeta(init.resource);
+  const mm = meta?.methods.get(init.method);
+  if (meta === undefined || mm === undefined || mm.httpMethods.length === 0) {
+    throw new TypeError(`${init.resource.name}.${init.method} is not a resource method (no @GET/@POST/... on it)`);
+  }
+  const bindings = new Map(meta.bindings);
+  for (const [k, v] of mm.bindings) bindings.set(k, v);
+  const httpMethod =
+    init.httpMethod ?? (requestMethod !== undefined && mm.httpMethods.includes(requestMethod) ? requestMethod : mm.httpMethods[0]!);
+  return new ResourceInfo(init.resource, init.method, httpMethod, joinPaths(meta.path, mm.path), bindings);
 }
 
 /**
@@ -48,6 +76,7 @@ export interface TestRequestInit {
 export function createRequestContext(init: TestRequestInit = {}): ContainerRequestContext {
   const ctx = createExchange(init);
   if (init.preMatching !== true) ctx.phase = Phase.PostMatching;
+  if (init.matched !== undefined) ctx.resourceInfo = matchedInfo(init.matched, init.method);
   return ctx;
 }
 
@@ -80,14 +109,12 @@ export async function runExceptionMapper<E>(
   return (await mapper.toResponse(error, request)) ?? new Response(204);
 }
 
-/** Collects a body (string, bytes or stream) into bytes. */
+/**
+ * Collects a body (string, bytes or stream) into bytes, without a limit (tests only; production
+ * code uses the main entry's bounded `collectBody(body, limit)`).
+ */
 export async function collectBody(body: Body | undefined): Promise<Buffer> {
-  if (body === undefined) return Buffer.alloc(0);
-  if (typeof body === 'string') return Buffer.from(body);
-  if (body instanceof Uint8Array) return Buffer.from(body);
-  const chunks: Buffer[] = [];
-  for await (const c of body) chunks.push(typeof c === 'string' ? Buffer.from(c) : Buffer.from(c as Uint8Array));
-  return Buffer.concat(chunks);
+  return collectBounded(body, Number.POSITIVE_INFINITY);
 }
 
 /** Options for {@link runWriterInterceptors}. */

@@ -5,7 +5,11 @@ import { Response, type OutgoingHeaders } from '../../core/response.js';
 import { PreMatching, Priority } from '../../decorators/provider.js';
 import { appendVary } from '../../core/vary.js';
 
-/** Options of {@link CorsFilter}. The defaults give the three headers of the service spec. */
+/**
+ * Options of {@link CorsFilter}. The defaults are the reference service's values (any origin, no
+ * credentials); a browser-facing API should give an explicit `allowOrigin` list, and list
+ * `Authorization` in `allowHeaders` when it sets `allowCredentials`.
+ */
 export interface CorsOptions {
   /** `'*'` (default), one origin, a list, or a predicate. Anything but `'*'` echoes the allowed request `Origin`. */
   allowOrigin?: string | readonly string[] | ((origin: string) => boolean);
