@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CJS_CONSUMER_FILES, CONSUMER_FILES } from './helpers/consumer-project.js';
+import { FOREIGN_REFERENCE } from './helpers/foreign-reference.js';
 
 const exec = promisify(execFile);
 const pipelineDir = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'pipeline');
@@ -148,6 +149,19 @@ describe('consumer: the packed @jaxrs-node/pipeline in a fresh npm project', { t
     expect(compiled).toContain('require("@jaxrs-node/pipeline")');
     const out = JSON.parse(await sh(cjsProject, process.execPath, ['dist/main.js'])) as unknown;
     expect(out).toEqual({ status: 200, body: { twice: 42, type: 'number' }, moduleKind: 'function' });
+  });
+
+  it('nothing in the tarball refers to a file outside the repository or to a machine path', async () => {
+    const unpacked = join(project, 'unpacked');
+    await mkdir(unpacked);
+    const tarball = join(project, 'packs', (await readdir(join(project, 'packs')))[0]!);
+    await sh(project, 'tar', ['-xzf', tarball, '-C', unpacked]);
+    const offenders: string[] = [];
+    for (const entry of tarballEntries.filter((e) => !e.endsWith('/'))) {
+      const text = await readFile(join(unpacked, entry), 'utf8');
+      if (FOREIGN_REFERENCE.test(text)) offenders.push(entry);
+    }
+    expect(offenders).toEqual([]);
   });
 
   it('the exports map hides the package internals', async () => {

@@ -56,6 +56,11 @@ export function encodeBatch(input: unknown): EncodedBatch {
   const clean: Mutation[] = Array.from(input, (m: unknown, i) => {
     const problem = mutationProblem(m);
     if (problem !== undefined) throw invalid(`mutation ${i}: ${problem}`);
+    // Checked before JSON.stringify: Node 26's V8 stringifies 100 000 levels without the stack
+    // overflow older versions threw, and every reader of the record would then have to cope.
+    if ((m as Mutation).op === 'put' && nestedDeeperThan((m as { record: unknown }).record, MAX_RECORD_DEPTH)) {
+      throw invalid(`mutation ${i}: record is nested deeper than ${MAX_RECORD_DEPTH} levels (or cyclic)`);
+    }
     const ok = m as Mutation;
     return ok.op === 'put'
       ? { op: 'put' as const, collection: ok.collection, record: ok.record }
@@ -78,6 +83,21 @@ export function encodeBatch(input: unknown): EncodedBatch {
     deepFreeze(m.record);
   });
   return { json, mutations: parsed };
+}
+
+/** Nesting a stored record may have: far above any record of the service, far below a stack overflow. */
+export const MAX_RECORD_DEPTH = 256;
+
+/** Whether `value` nests objects or arrays deeper than `max` (a cycle counts as too deep). Iterative. */
+function nestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > max) return true;
+    for (const child of Object.values(v)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /**
