@@ -1,3 +1,25 @@
+/** What a user's tsconfig needs for the decorators (both projects). */
+const TSCONFIG = JSON.stringify(
+  {
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      types: ['node'],
+      strict: true,
+      experimentalDecorators: true,
+      emitDecoratorMetadata: true,
+      // The package's own .d.ts files are checked too: they must compile for users.
+      skipLibCheck: false,
+      rootDir: 'src',
+      outDir: 'dist',
+    },
+    include: ['src'],
+  },
+  null,
+  2,
+);
+
 /**
  * The files of the throw-away consumer project of `consumer.test.ts`: what a user outside the
  * workspace would write. Kept apart so the test reads as the steps it takes.
@@ -20,26 +42,7 @@ export function CONSUMER_FILES(tarball: string): Record<string, string> {
       2,
     ),
 
-    'tsconfig.json': JSON.stringify(
-      {
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          types: ['node'],
-          strict: true,
-          experimentalDecorators: true,
-          emitDecoratorMetadata: true,
-          // The package's own .d.ts files are checked too: they must compile for users.
-          skipLibCheck: false,
-          rootDir: 'src',
-          outDir: 'dist',
-        },
-        include: ['src'],
-      },
-      null,
-      2,
-    ),
+    'tsconfig.json': TSCONFIG,
 
     'src/tenant-filter.ts': `import {
   Priorities, Priority, Response, type ContainerRequestContext, type ContainerRequestFilter,
@@ -125,25 +128,7 @@ export function CJS_CONSUMER_FILES(tarball: string): Record<string, string> {
       null,
       2,
     ),
-    'tsconfig.json': JSON.stringify(
-      {
-        compilerOptions: {
-          target: 'ES2022',
-          module: 'NodeNext',
-          moduleResolution: 'NodeNext',
-          types: ['node'],
-          strict: true,
-          experimentalDecorators: true,
-          emitDecoratorMetadata: true,
-          skipLibCheck: false,
-          rootDir: 'src',
-          outDir: 'dist',
-        },
-        include: ['src'],
-      },
-      null,
-      2,
-    ),
+    'tsconfig.json': TSCONFIG,
     'src/main.ts': `import 'reflect-metadata';
 import { Application, GET, Path, PathParam } from '@jaxrs-node/pipeline';
 

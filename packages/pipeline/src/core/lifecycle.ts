@@ -25,13 +25,19 @@ import { invalidHost, isValidHost } from './uri-info.js';
  * stage go to `handleError`, which maps once and then runs the response half (respond.ts).
  */
 export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
+  const ex = begin(rt, req, res);
+  if (ex.path.charCodeAt(0) !== 47 /* '/' */) normalizeTarget(ex);
+  run(ex, preMatch);
+}
+
+/** The request's Exchange, counted in flight and announced on the start channel. */
+function begin(rt: Runtime, req: IncomingMessage, res: ServerResponse): Exchange {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const ex = new Exchange(rt, req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
   rt.state.inflight++;
   if (channels.start.hasSubscribers) channels.start.publish({ request: ex });
-  if (ex.path.charCodeAt(0) !== 47 /* '/' */) normalizeTarget(ex);
-  run(ex, preMatch);
+  return ex;
 }
 
 /**
@@ -40,12 +46,7 @@ export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): 
  * body, global response filters), so it looks like every other error of the application.
  */
 export function rejectWhileClosing(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
-  const url = req.url ?? '/';
-  const q = url.indexOf('?');
-  const ex = new Exchange(rt, req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
-  rt.state.inflight++;
-  if (channels.start.hasSubscribers) channels.start.publish({ request: ex });
-  run(ex, () => {
+  run(begin(rt, req, res), () => {
     throw new ServiceUnavailableError('Server is shutting down', {
       retryAfterSeconds: 1,
       code: 'PIPE_SHUTTING_DOWN',
