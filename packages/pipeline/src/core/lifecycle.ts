@@ -3,6 +3,7 @@ import { channels } from './diagnostics.js';
 import { BadRequestError, ServiceUnavailableError } from './errors.js';
 import { Exchange } from './exchange.js';
 import { match } from './match.js';
+import { diFailure } from './model-problems.js';
 import { FORM_PROPERTY } from './params.js';
 import type { RouteMethod } from './model.js';
 import { readEntity } from './read-entity.js';
@@ -125,8 +126,17 @@ function resolveArgs(ex: Exchange, route: RouteMethod): unknown[] {
   return args;
 }
 
+/** A per-request resource; a container failure becomes a 500 whose logged cause says why and what to fix. */
+function perRequestInstance(ex: Exchange, route: RouteMethod): object {
+  try {
+    return ex.rt.container.resolve(route.resourceClass) as object;
+  } catch (e) {
+    throw new Error(diFailure(route.resourceClass, 'a per-request resource', e), { cause: e });
+  }
+}
+
 function call(ex: Exchange, route: RouteMethod, args: unknown[]): Step {
-  const instance = route.instance ?? (ex.rt.container.resolve(route.resourceClass) as object);
+  const instance = route.instance ?? perRequestInstance(ex, route);
   if (ex.trace !== undefined) ex.trace.push(`method:${route.info.resourceClass.name}.${route.info.methodName}`);
   if (channels.methodStart.hasSubscribers) channels.methodStart.publish({ request: ex, resourceInfo: route.info });
   let result: unknown;

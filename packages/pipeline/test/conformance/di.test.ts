@@ -226,12 +226,14 @@ describe('a per-request resource that cannot be resolved (README, "Dependency in
       expect(r.status).toBe(500);
       expect(r.json()).toEqual({ status: 500, error: 'Internal Server Error', code: 'HTTP_500' });
       expect(logged).toHaveLength(i);
-      expect(String((logged[i - 1] as Error).message)).toContain('UnbuildableResource');
+      expect(String((logged[i - 1] as Error).message)).toMatch(
+        /^UnbuildableResource \(registered as a per-request resource\) could not be built by the container: .*Likely fixes: decorate it with @injectable\(\)/,
+      );
     }
   });
 
   it('the same dependency in a singleton resource fails at build()', () => {
     const app = new Application({ container: rootContainer.createChildContainer(), resources: [UnbuildableSingleton] });
-    expect(() => app.build()).toThrow(/UnbuildableSingleton/);
+    expect(() => app.build()).toThrow(/\[PIPELINE_DI_FAILED\] UnbuildableSingleton \(registered as a resource\) could not be built/);
   });
 });
