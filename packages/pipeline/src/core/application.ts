@@ -88,10 +88,8 @@ export class Application {
     this.options = options;
     this.limits = resolveLimits(options.limits);
     this.container = options.container ?? rootContainer.createChildContainer();
-    for (const r of options.resources ?? []) {
-      this.register(r);
-      (this.registrations[this.registrations.length - 1] as { asResource?: boolean }).asResource = true;
-    }
+    // Marked, so build() can say that an entry of `resources` is not a resource class.
+    for (const r of options.resources ?? []) this.registrations.push({ target: r, asResource: true });
     for (const p of options.providers ?? []) this.register(p);
   }
 

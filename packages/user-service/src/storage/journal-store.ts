@@ -67,9 +67,9 @@ const ignore = (): void => undefined;
  * (`ERR_STORE_FULL` for ENOSPC/EDQUOT, else `ERR_STORE_FAILED`, the errno in the message and in
  * `cause`) and TAKEN BACK from memory, newest first; the counters they carried are written with
  * the next line, so an id handed out is never handed out again. The journal may then end in a
- * partial line: before the next write the store cuts it back to the last good line (ftruncate +
- * fdatasync), so the next commit, or a probe line every `probeIntervalMs`, finds out whether the
- * disk takes writes again. No restart is needed; `writeStatus()` says whether the last write
+ * partial line: the store cuts it back to the last good line at once (ftruncate + fdatasync; if
+ * that fails too, again before the next write), and the next commit, or a probe line every
+ * `probeIntervalMs`, finds out whether the disk takes writes again. No restart is needed; `writeStatus()` says whether the last write
  * failed, why and since when. A rotation or snapshot never starts after a failed group (the torn
  * line must stay in the newest journal until it is cut), and a running snapshot is only
  * published once all it captured is durable (see `rotate`): a rejected batch never reaches one.
