@@ -147,6 +147,7 @@ export function buildModel(input: BuildInput): BuiltModel {
   const body = bodyProviders(
     [...instances<MessageBodyReader>(withMethod(providers, 'readFrom')), ...defaults.readers],
     [...instances<MessageBodyWriter>(withMethod(providers, 'writeTo')), ...defaults.writers],
+    new Set<object>([...defaults.readers, ...defaults.writers]),
   );
   const mappers: MapperEntry[] = withMethod(providers, 'toResponse')
     .sort(ascending)

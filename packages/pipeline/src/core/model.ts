@@ -98,11 +98,17 @@ export interface BodyProviders {
   readonly writerChoices: ProviderCache<MessageBodyWriter>;
   /** The media types the writers declare per entity type (write-entity.ts `writerMediaTypes`). */
   readonly writerTypes: Map<TypeToken, MediaType[]>;
+  /** The built-in readers and writers: an application's own win over them (Jakarta REST 3.1 §4.1.3). */
+  readonly builtin: ReadonlySet<object>;
 }
 
 /** The body providers of a runtime, in choice order, with their caches (built once per runtime). */
-export function bodyProviders(readers: readonly MessageBodyReader[], writers: readonly MessageBodyWriter[]): BodyProviders {
-  return { readers, writers, readerChoices: new ProviderCache(), writerChoices: new ProviderCache(), writerTypes: new Map() };
+export function bodyProviders(
+  readers: readonly MessageBodyReader[],
+  writers: readonly MessageBodyWriter[],
+  builtin: ReadonlySet<object> = new Set(),
+): BodyProviders {
+  return { readers, writers, readerChoices: new ProviderCache(), writerChoices: new ProviderCache(), writerTypes: new Map(), builtin };
 }
 
 /** The readers and the writers among `providers`, each in the given order (one object may be both). */

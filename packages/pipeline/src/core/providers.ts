@@ -90,7 +90,10 @@ export interface ReadContext {
 
 /** JAX-RS `MessageBodyReader`: turns a request byte stream into an entity. */
 export interface MessageBodyReader<T = unknown> {
-  /** Media types it reads, for documentation and tooling (selection uses `isReadable`). */
+  /**
+   * Media types it reads. Among the readers whose `isReadable` accepts a body, the one declaring
+   * the closest type wins (`x/y`, then `x/*`, then `*\/*` or nothing declared).
+   */
   readonly consumes?: readonly string[];
   isReadable(type: TypeToken, mediaType: MediaType | undefined): boolean;
   readFrom(type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): T | Promise<T>;
@@ -105,8 +108,9 @@ export interface WriteContext {
 /** JAX-RS `MessageBodyWriter`: turns an entity into a body. Return bytes/text for one write, a stream for large bodies. */
 export interface MessageBodyWriter<T = unknown> {
   /**
-   * Concrete media types it writes, in preference order. Used to negotiate the response type
-   * when the resource method declares no `@Produces` (default: `application/octet-stream`).
+   * Media types it writes, in preference order. Used to negotiate the response type when the
+   * resource method declares no `@Produces` (default: `application/octet-stream`), and to choose
+   * among writers: the one declaring the closest type wins (`x/y`, then `x/*`, then `*\/*`).
    */
   readonly produces?: readonly string[];
   isWriteable(type: TypeToken, mediaType: MediaType): boolean;

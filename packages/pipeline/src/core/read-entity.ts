@@ -6,6 +6,7 @@ import type { MediaType } from './media-type.js';
 import type { BodyProviders, EntityParam } from './model.js';
 import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from './providers.js';
 import { mediaTypeKey } from './provider-cache.js';
+import { chooseProvider } from './provider-choice.js';
 import { nameOf } from './request-filters.js';
 
 /**
@@ -41,11 +42,16 @@ export function selectReader(body: BodyProviders, type: TypeToken, mediaType: Me
   const key = mediaTypeKey(mediaType);
   const hit = cache.get(type, key);
   if (hit !== undefined) return hit;
-  for (const r of readers) {
-    if (r.isReadable(type, mediaType)) {
-      cache.set(type, key, r);
-      return r;
-    }
+  const chosen = chooseProvider(
+    readers,
+    (r) => r.isReadable(type, mediaType),
+    (r) => r.consumes,
+    mediaType,
+    body.builtin,
+  );
+  if (chosen !== undefined) {
+    cache.set(type, key, chosen);
+    return chosen;
   }
   throw new NotSupportedError(`No reader for ${mediaType?.essence ?? 'a body without Content-Type'}`, { code: 'PIPE_NO_READER' });
 }

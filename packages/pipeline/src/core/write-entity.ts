@@ -6,6 +6,7 @@ import { negotiate } from './negotiation.js';
 import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
 import type { Response } from './response.js';
 import { MAX_CACHED_TYPES, mediaTypeKey } from './provider-cache.js';
+import { chooseProvider } from './provider-choice.js';
 import { nameOf } from './request-filters.js';
 import { isThenable, type Step } from './thenable.js';
 import { send } from './send.js';
@@ -113,8 +114,14 @@ export function typeOf(response: Response): TypeToken {
 
 /** First writer able to write `type` as `mediaType`, or undefined (not cached). */
 function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter | undefined {
-  for (const w of ex.rt.body.writers) if (w.isWriteable(type, mediaType)) return w;
-  return undefined;
+  const body = ex.rt.body;
+  return chooseProvider(
+    body.writers,
+    (w) => w.isWriteable(type, mediaType),
+    (w) => w.produces,
+    mediaType,
+    body.builtin,
+  );
 }
 
 /**

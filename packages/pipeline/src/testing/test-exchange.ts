@@ -36,7 +36,7 @@ function testRuntime(readers: readonly MessageBodyReader[], writers: readonly Me
     global: { responseFilters: [], writerInterceptors: [] },
     mappers: [],
     mapperCache: new Map(),
-    body: bodyProviders(readers, writers),
+    body: bodyProviders(readers, writers, new Set<object>([...BUILTIN_READERS, ...BUILTIN_WRITERS])),
     container: rootContainer,
     limits: DEFAULT_LIMITS,
     errorBody: defaultErrorBody,
