@@ -62,6 +62,8 @@ export { ANONYMOUS, SecurityContext } from './core/security-context.js';
 export type { Principal } from './core/security-context.js';
 export { UriInfo } from './core/uri-info.js';
 export { ModelValidationError } from './core/model-problems.js';
+export { EntityTag, evaluatePreconditions } from './core/entity-tag.js';
+export type { PreconditionRequest, PreconditionState } from './core/entity-tag.js';
 export type { ModelProblem, ModelProblemCode } from './core/model-problems.js';
 
 export { NameBinding } from './decorators/binding.js';

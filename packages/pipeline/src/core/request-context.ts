@@ -3,6 +3,7 @@ import { parseAccept, parseMediaType, type MediaType } from './media-type.js';
 import { Response, type ResponseBuilder } from './response.js';
 import type { ResourceInfo } from './resource-info.js';
 import { ANONYMOUS, type SecurityContext } from './security-context.js';
+import { evaluatePreconditions, type PreconditionState } from './entity-tag.js';
 import { headerName } from './header-name.js';
 import { paramsObject } from './router.js';
 
@@ -120,6 +121,18 @@ export class ContainerRequestContext {
   /** Every path template variable, decoded (a new object per call: the request path uses {@link pathParam}). */
   get pathParams(): Readonly<Record<string, string>> {
     return paramsObject(this.pathNames, this.pathValues);
+  }
+
+  /**
+   * JAX-RS `Request.evaluatePreconditions`: the 304 or 412 to answer instead of running the
+   * method, or undefined when the request may proceed (RFC 9110 §13.2.2 order; see entity-tag.ts).
+   *
+   * @example
+   * const stop = ctx.evaluatePreconditions({ tag: new EntityTag(user.version) });
+   * if (stop) return stop;
+   */
+  evaluatePreconditions(state: PreconditionState): Response | undefined {
+    return evaluatePreconditions(this, state);
   }
 
   /** A header value; repeated headers are joined with `, ` (RFC 9110 §5.3). */
