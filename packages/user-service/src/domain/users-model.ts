@@ -44,6 +44,8 @@ export interface StoredUser extends StoredRecord {
   birthDate?: string;
   kind?: 'variant';
   name?: string;
+  /** Revision, +1 on every write; the user's entity tag is `"<id>-<rev>"`. Absent on records older than it (0). */
+  rev?: number;
 }
 
 /** The client-controlled part of a user (POST/PUT body after validation). */

@@ -30,7 +30,7 @@
  */
 import { isRecordId } from '../storage/record-codec.js';
 import type { RecordStore } from '../storage/record-store.js';
-import { NotFoundError } from '@jaxrs-node/pipeline';
+import { EntityTag, NotFoundError } from '@jaxrs-node/pipeline';
 import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from './paging.js';
 import { selectWindow } from './paging-select.js';
 import { UsersIndex } from './users-index.js';
@@ -132,26 +132,33 @@ export class UserService {
     return toRepresentation(this.requireRecord(id));
   }
 
+  /** The representation and its entity tag, read together. @throws NotFoundError when absent. */
+  getTagged(id: number): { user: AnyUserRepresentation; tag: EntityTag } {
+    const record = this.requireRecord(id);
+    return { user: toRepresentation(record), tag: userTag(record) };
+  }
+
   /**
    * PUT: every client-controlled field is replaced (an absent `age` removes it); id unchanged.
    * @throws NotFoundError, BadRequestError listing every violation.
    */
-  replace(id: number, body: unknown): Promise<AnyUserRepresentation> {
-    return this.update(id, () => requireValid(validateUserInput(body)));
+  replace(id: number, body: unknown, options: WriteOptions = {}): Promise<AnyUserRepresentation> {
+    return this.update(id, () => requireValid(validateUserInput(body)), options);
   }
 
   /**
    * PATCH with RFC 7396 JSON merge patch semantics, then validated like a PUT body.
    * @throws NotFoundError, BadRequestError listing every violation.
    */
-  patch(id: number, body: unknown): Promise<AnyUserRepresentation> {
-    return this.update(id, (current) => requireValid(mergePatchUserInput(inputOf(current), body)));
+  patch(id: number, body: unknown, options: WriteOptions = {}): Promise<AnyUserRepresentation> {
+    return this.update(id, (current) => requireValid(mergePatchUserInput(inputOf(current), body)), options);
   }
 
-  /** @throws NotFoundError when absent. */
-  delete(id: number): Promise<void> {
+  /** @throws NotFoundError when absent; whatever `options.check` throws (412) before anything changes. */
+  delete(id: number, options: WriteOptions = {}): Promise<void> {
     return this.index.lock.run(String(id), async () => {
-      this.requireRecord(id);
+      const current = this.requireRecord(id); // before `check?.()`: optional chaining would skip it
+      options.check?.(userTag(current));
       await this.store.commit([{ op: 'delete', collection: USERS_COLLECTION, id }]);
       this.index.removed(id);
     });
@@ -227,13 +234,15 @@ export class UserService {
   private newRecord(input: UserInput): StoredUser {
     const now = formatTimestamp(this.clock());
     const id = this.store.allocateId(USERS_COLLECTION);
-    return storedUser(id, input, { status: 'ACTIVE', roles: ['USER'], createdAt: now, updatedAt: now });
+    return storedUser(id, input, { status: 'ACTIVE', roles: ['USER'], createdAt: now, updatedAt: now, rev: 1 });
   }
 
   /** Read-modify-write of one user under its lock; `next` validates and may throw 400. */
-  private update(id: number, next: (current: StoredUser) => UserInput): Promise<AnyUserRepresentation> {
+  private update(id: number, next: (current: StoredUser) => UserInput, options: WriteOptions): Promise<AnyUserRepresentation> {
     return this.index.lock.run(String(id), async () => {
       const current = this.requireRecord(id);
+      // Under the user's lock: the tag checked is the one the write replaces (no lost update).
+      options.check?.(userTag(current));
       const input = next(current);
       // A fresh record (the store's is frozen); server-owned fields carried over, never from input.
       const record = storedUser(id, input, {
@@ -242,6 +251,7 @@ export class UserService {
         createdAt: current.createdAt,
         updatedAt: formatTimestamp(this.clock()),
         birthDate: current.birthDate,
+        rev: (current.rev ?? 0) + 1,
       });
       if (isVariant(current)) {
         record.kind = 'variant';
@@ -249,6 +259,7 @@ export class UserService {
       }
       await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }]);
       this.index.stored(id);
+      options.written?.(userTag(record));
       return toRepresentation(record);
     });
   }
@@ -272,8 +283,20 @@ export class UserService {
   }
 }
 
+/** Conditional writes (If-Match): `check` sees the current tag under the user's lock and may throw (412). */
+export interface WriteOptions {
+  readonly check?: (current: EntityTag) => void;
+  /** Called with the new tag once the write is durable. */
+  readonly written?: (tag: EntityTag) => void;
+}
+
+/** A user's strong entity tag: `"<id>-<rev>"`, new with every write (records without `rev`: 0). */
+export function userTag(user: StoredUser): EntityTag {
+  return new EntityTag(`${user.id}-${user.rev ?? 0}`);
+}
+
 /** Server-owned part of a stored user. */
-type ServerOwned = Pick<StoredUser, 'status' | 'roles' | 'createdAt' | 'updatedAt' | 'birthDate'>;
+type ServerOwned = Pick<StoredUser, 'status' | 'roles' | 'createdAt' | 'updatedAt' | 'birthDate' | 'rev'>;
 
 /** Builds a stored user in one key order (stable shape) from validated input only. */
 function storedUser(id: number, input: UserInput, owned: ServerOwned): StoredUser {
@@ -284,6 +307,7 @@ function storedUser(id: number, input: UserInput, owned: ServerOwned): StoredUse
   record.createdAt = owned.createdAt;
   record.updatedAt = owned.updatedAt;
   if (owned.birthDate !== undefined) record.birthDate = owned.birthDate;
+  record.rev = owned.rev;
   return record;
 }
 

@@ -14,10 +14,13 @@ import {
   QueryParam,
   Response,
   UriInfo,
+  WebApplicationError,
+  type ContainerRequestContext,
+  type EntityTag,
 } from '@jaxrs-node/pipeline';
 import type { OrderService } from '../../domain/orders.js';
 import { parsePageQuery } from '../../domain/paging.js';
-import type { UserService } from '../../domain/users.js';
+import type { UserService, WriteOptions } from '../../domain/users.js';
 import { RateLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 import { Id } from './ids.js';
@@ -73,27 +76,31 @@ export class UsersResource {
     return Response.created(`${uri.baseUri}/api/users/${user.id}`).entity(user).build();
   }
 
+  /** With a strong `ETag`; `If-None-Match` (and `If-Modified-Since`-free) conditional GET answers 304. */
   @GET('{id}')
-  get(@PathParam('id', { type: Id }) id: number): unknown {
-    return this.users.get(id);
+  get(@PathParam('id', { type: Id }) id: number, @Context() ctx: ContainerRequestContext): Response {
+    const { user, tag } = this.users.getTagged(id);
+    return ctx.evaluatePreconditions({ tag }) ?? Response.ok(user).header('etag', tag.toString()).build();
   }
 
   @PUT('{id}')
   @Consumes('application/json')
-  replace(@PathParam('id', { type: Id }) id: number, body: unknown): Promise<unknown> {
-    return this.users.replace(id, body);
+  async replace(@PathParam('id', { type: Id }) id: number, body: unknown, @Context() ctx: ContainerRequestContext): Promise<Response> {
+    const tagged = conditional(ctx);
+    return tagged.respond(await this.users.replace(id, body, tagged.options));
   }
 
   /** RFC 7396 JSON merge patch (`application/merge-patch+json`, or plain JSON). */
   @PATCH('{id}')
   @Consumes('application/merge-patch+json', 'application/json')
-  patch(@PathParam('id', { type: Id }) id: number, body: unknown): Promise<unknown> {
-    return this.users.patch(id, body);
+  async patch(@PathParam('id', { type: Id }) id: number, body: unknown, @Context() ctx: ContainerRequestContext): Promise<Response> {
+    const tagged = conditional(ctx);
+    return tagged.respond(await this.users.patch(id, body, tagged.options));
   }
 
   @DELETE('{id}')
-  async remove(@PathParam('id', { type: Id }) id: number): Promise<void> {
-    await this.users.delete(id);
+  async remove(@PathParam('id', { type: Id }) id: number, @Context() ctx: ContainerRequestContext): Promise<void> {
+    await this.users.delete(id, conditional(ctx).options);
   }
 
   @GET('{id}/orders')
@@ -124,4 +131,29 @@ export class UsersResource {
   ): Promise<unknown> {
     return this.orders.transition(id, orderId, body === null || typeof body !== 'object' ? undefined : body.status);
   }
+}
+
+/**
+ * If-Match / If-Unmodified-Since on a write (RFC 9110 §13.1.1): checked against the user's current
+ * tag under its lock, so a stale tag is 412 in the error body and nothing changes; without the
+ * headers the write goes ahead as before. The answer carries the new tag.
+ */
+function conditional(ctx: ContainerRequestContext): { options: WriteOptions; respond: (user: unknown) => Response } {
+  let written: EntityTag | undefined;
+  const options: WriteOptions = {
+    check: (current) => {
+      if (ctx.evaluatePreconditions({ tag: current }) !== undefined) {
+        throw new WebApplicationError(412, 'The user has changed since the entity tag given in If-Match', { code: 'PRECONDITION_FAILED' });
+      }
+    },
+    written: (tag) => {
+      written = tag;
+    },
+  };
+  const respond = (user: unknown): Response => {
+    const r = Response.ok(user);
+    if (written !== undefined) r.header('etag', written.toString());
+    return r.build();
+  };
+  return { options, respond };
 }

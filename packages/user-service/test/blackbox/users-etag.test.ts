@@ -1,0 +1,67 @@
+/**
+ * Users carry a strong ETag (`"<id>-<rev>"`, new with every write): GET honours If-None-Match
+ * (304), PUT/PATCH/DELETE honour If-Match (412 in the error body, nothing changed); without the
+ * headers writes behave as before. Over a real socket.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { http, removeDir, startServer, type RunningServer } from '../helpers/server.js';
+
+const V1 = { 'x-api-version': '1' };
+const body = { email: 'tag@example.com', firstName: 'Ta', lastName: 'Gged' };
+
+describe('users and entity tags', () => {
+  let server: RunningServer;
+  let id: number;
+  beforeAll(async () => {
+    server = await startServer({ env: { LOG_REQUESTS: 'false', RATE_LIMIT_PER_MINUTE: '0' } });
+    id = (await http(server.url, 'POST', '/api/users', { headers: V1, body })).json<{ id: number }>().id;
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (server !== undefined) removeDir(server.dataDir);
+  });
+
+  it('GET sends a strong ETag; If-None-Match with it is 304 without a body', async () => {
+    const r = await http(server.url, 'GET', `/api/users/${id}`);
+    expect(r.status).toBe(200);
+    expect(r.headers.etag).toBe(`"${id}-1"`);
+    const again = await http(server.url, 'GET', `/api/users/${id}`, { headers: { 'if-none-match': String(r.headers.etag) } });
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect(again.headers.etag).toBe(`"${id}-1"`);
+  });
+
+  it('PUT with a stale If-Match is 412 in the error body and changes nothing; with the current tag it writes and sends the new tag', async () => {
+    const stale = await http(server.url, 'PUT', `/api/users/${id}`, {
+      headers: { ...V1, 'if-match': `"${id}-0"` },
+      body: { ...body, firstName: 'Stale' },
+    });
+    expect(stale.status).toBe(412);
+    expect(stale.json()).toMatchObject({ status: 412, error: 'Precondition Failed', path: `/api/users/${id}`, errors: [] });
+    expect((await http(server.url, 'GET', `/api/users/${id}`)).json()).toMatchObject({ firstName: 'Ta' });
+
+    const ok = await http(server.url, 'PUT', `/api/users/${id}`, {
+      headers: { ...V1, 'if-match': `"${id}-1"` },
+      body: { ...body, firstName: 'Fresh' },
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.json()).toMatchObject({ firstName: 'Fresh' });
+    expect(ok.headers.etag).toBe(`"${id}-2"`);
+  });
+
+  it('PATCH and DELETE honour If-Match too; without it they work as before', async () => {
+    const patchStale = await http(server.url, 'PATCH', `/api/users/${id}`, {
+      headers: { ...V1, 'if-match': `"${id}-1"`, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ lastName: 'X' }),
+    });
+    expect(patchStale.status).toBe(412);
+    const patched = await http(server.url, 'PATCH', `/api/users/${id}`, {
+      headers: { ...V1, 'content-type': 'application/merge-patch+json' },
+      body: JSON.stringify({ lastName: 'Plain' }),
+    });
+    expect([patched.status, patched.headers.etag]).toEqual([200, `"${id}-3"`]);
+    expect((await http(server.url, 'DELETE', `/api/users/${id}`, { headers: { ...V1, 'if-match': `"${id}-2"` } })).status).toBe(412);
+    expect((await http(server.url, 'GET', `/api/users/${id}`)).status).toBe(200);
+    expect((await http(server.url, 'DELETE', `/api/users/${id}`, { headers: { ...V1, 'if-match': `"${id}-3"` } })).status).toBe(204);
+  });
+});
