@@ -63,6 +63,8 @@ export type { Principal } from './core/security-context.js';
 export { UriInfo } from './core/uri-info.js';
 export { ModelValidationError } from './core/model-problems.js';
 export { EntityTag, evaluatePreconditions } from './core/entity-tag.js';
+export { Link } from './core/link.js';
+export type { LinkParams } from './core/link.js';
 export type { PreconditionRequest, PreconditionState } from './core/entity-tag.js';
 export type { ModelProblem, ModelProblemCode } from './core/model-problems.js';
 

@@ -135,6 +135,11 @@ export class ResponseBuilder {
   cookie(serialized: string): this {
     return this.addHeader('set-cookie', serialized);
   }
+  /** Adds `Link` header values (RFC 8288), one per link. */
+  links(...links: ReadonlyArray<{ toString(): string }>): this {
+    for (const l of links) this.addHeader('link', l.toString());
+    return this;
+  }
   build(): Response {
     return this.r;
   }

@@ -1,9 +1,10 @@
 /**
  * Users carry a strong ETag (`"<id>-<rev>"`, new with every write): GET honours If-None-Match
  * (304), PUT/PATCH/DELETE honour If-Match (412 in the error body, nothing changed); without the
- * headers writes behave as before. Over a real socket.
+ * headers writes behave as before. Paged lists carry RFC 8288 Link headers. Over a real socket.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Link } from '@jaxrs-node/pipeline';
 import { http, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 
 const V1 = { 'x-api-version': '1' };
@@ -63,5 +64,34 @@ describe('users and entity tags', () => {
     expect((await http(server.url, 'DELETE', `/api/users/${id}`, { headers: { ...V1, 'if-match': `"${id}-2"` } })).status).toBe(412);
     expect((await http(server.url, 'GET', `/api/users/${id}`)).status).toBe(200);
     expect((await http(server.url, 'DELETE', `/api/users/${id}`, { headers: { ...V1, 'if-match': `"${id}-3"` } })).status).toBe(204);
+  });
+});
+
+describe('paged lists carry RFC 8288 links', () => {
+  let server: RunningServer;
+  beforeAll(async () => {
+    server = await startServer({ env: { LOG_REQUESTS: 'false', RATE_LIMIT_PER_MINUTE: '0' } });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    if (server !== undefined) removeDir(server.dataDir);
+  });
+
+  it('first, prev, next and last beside X-Total-Count, keeping size and sort', async () => {
+    const r = await http(server.url, 'GET', '/api/users?page=1&size=2&sort=email,desc');
+    expect(r.status).toBe(200);
+    const total = Number(r.headers['x-total-count']);
+    expect(total).toBeGreaterThan(4); // the demo dataset
+    const last = Math.ceil(total / 2) - 1;
+    const links = Link.parse(([] as string[]).concat(r.headers.link as string | string[]).join(', '));
+    const q = (page: number): string => `/api/users?page=${page}&size=2&sort=email%2Cdesc`;
+    expect(links.map((l) => [l.rel, l.uri])).toEqual([
+      ['first', q(0)],
+      ['prev', q(0)],
+      ['next', q(2)],
+      ['last', q(last)],
+    ]);
+    const followed = await http(server.url, 'GET', links[2]!.uri);
+    expect(followed.json<{ page: number }>().page).toBe(2);
   });
 });

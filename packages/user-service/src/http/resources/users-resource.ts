@@ -17,6 +17,7 @@ import {
   WebApplicationError,
   type ContainerRequestContext,
   type EntityTag,
+  Link,
 } from '@jaxrs-node/pipeline';
 import type { OrderService } from '../../domain/orders.js';
 import { parsePageQuery } from '../../domain/paging.js';
@@ -50,7 +51,10 @@ export class UsersResource {
   ): unknown {
     if (page !== undefined || size !== undefined || sort !== undefined) {
       const result = this.users.page(parsePageQuery({ page, size, sort }), { email });
-      return Response.ok(result).header('x-total-count', result.totalElements).build();
+      return Response.ok(result)
+        .header('x-total-count', result.totalElements)
+        .links(...pageLinks(result, { email, sort }))
+        .build();
     }
     if (email !== undefined) return this.users.findByEmail(email);
     return this.users.list();
@@ -156,4 +160,23 @@ function conditional(ctx: ContainerRequestContext): { options: WriteOptions; res
     return r.build();
   };
   return { options, respond };
+}
+
+/**
+ * RFC 8288 links of a page (`first`, `prev`, `next`, `last`), relative to the service's root so
+ * they hold behind a proxy; they repeat the request's `size`, `sort` and `email`.
+ */
+function pageLinks(page: { page: number; size: number; totalPages: number }, query: { email?: string; sort?: string }): Link[] {
+  const at = (n: number): string => {
+    const q = new URLSearchParams({ page: String(n), size: String(page.size) });
+    if (query.sort !== undefined) q.set('sort', query.sort);
+    if (query.email !== undefined) q.set('email', query.email);
+    return `/api/users?${q.toString()}`;
+  };
+  const last = Math.max(page.totalPages - 1, 0);
+  const links = [Link.of(at(0), 'first')];
+  if (page.page > 0) links.push(Link.of(at(Math.min(page.page - 1, last)), 'prev'));
+  if (page.page < last) links.push(Link.of(at(page.page + 1), 'next'));
+  links.push(Link.of(at(last), 'last'));
+  return links;
 }
