@@ -87,6 +87,7 @@ export {
   Produces,
   RequestScoped,
   Singleton,
+  Deadline,
 } from './decorators/resource.js';
 
 export * from './providers/index.js';

@@ -45,6 +45,8 @@ export interface ApplicationOptions {
   strict?: boolean;
   /** Where start-up warnings go, once, at `build()`. Default: one JSON line on stderr. */
   onWarning?: (warning: ModelProblem) => void;
+  /** Deadline (ms) of every resource method without `@Deadline` (see {@link Deadline}). Default: none. */
+  deadline?: number;
 }
 
 const defaultOnWarning = (w: ModelProblem): void => {
@@ -114,7 +116,12 @@ export class Application {
     ]);
     const builtin = this.options.builtinProviders !== false;
     const problems = new ModelProblems();
+    const deadline = this.options.deadline;
+    if (deadline !== undefined && (!Number.isInteger(deadline) || deadline <= 0)) {
+      throw new TypeError(`deadline must be a positive integer (ms), got ${String(deadline)}`);
+    }
     const model = buildModel({
+      deadline,
       problems,
       registrations: regs,
       container: this.container,

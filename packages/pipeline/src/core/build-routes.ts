@@ -1,5 +1,5 @@
 import { compileValidator, validateOrThrow } from '../features/validation/index.js';
-import { classMeta, type MethodMeta } from './metadata.js';
+import { classMeta, type DeadlineSpec, type MethodMeta } from './metadata.js';
 import { parseMediaType, type MediaType } from './media-type.js';
 import type { EntityParam, PathEntry, RouteMethod } from './model.js';
 import type { ModelProblems } from './model-problems.js';
@@ -29,6 +29,8 @@ export interface RouteInput {
   readonly instantiate: (target: Constructor) => object | undefined;
   /** Where start-up problems are collected. */
   readonly problems: ModelProblems;
+  /** The application's deadline for methods without `@Deadline`. */
+  readonly deadline: DeadlineSpec | undefined;
   /** Every provider's declared binding decorators and whether they bind it (not made global), for the binding warnings. */
   readonly providerBindings: ReadonlyArray<{
     readonly name: string;
@@ -96,6 +98,7 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
           ...compileArgs(cls, methodName, mm, info, input.converters, input.problems, path),
           negotiated: new Map(),
           writePlan: undefined,
+          deadline: mm.deadline ?? meta.deadline ?? input.deadline,
           variesByAccept: false,
         };
         routes.push(route);

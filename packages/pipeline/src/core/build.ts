@@ -41,6 +41,8 @@ export interface BuildInput {
   readonly defaultProviders: (resolveContext: ((contextType: TypeToken, type: TypeToken) => unknown) | undefined) => object[];
   /** Where start-up problems are collected (reported by the caller once the model is built). */
   readonly problems: ModelProblems;
+  /** The application's deadline for methods without `@Deadline` (ms), if any. */
+  readonly deadline?: number;
 }
 
 export interface BuiltModel {
@@ -167,6 +169,7 @@ export function buildModel(input: BuildInput): BuiltModel {
     defaultScope: input.defaultScope,
     instantiate: (cls) => tryInstantiate(cls, 'a resource'),
     problems,
+    deadline: input.deadline === undefined ? undefined : { ms: input.deadline },
     providerBindings: providers.map((p) => ({
       name: p.ctor.name,
       bound: p.rank === 1,

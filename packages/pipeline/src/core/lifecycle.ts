@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { channels } from './diagnostics.js';
 import { BadRequestError, ServiceUnavailableError } from './errors.js';
+import type { DeadlineSpec } from './metadata.js';
 import { Exchange } from './exchange.js';
 import { match } from './match.js';
 import { diFailure } from './model-problems.js';
@@ -145,12 +146,57 @@ function call(ex: Exchange, route: RouteMethod, args: unknown[]): Step {
   } catch (e) {
     methodFailed(ex, e);
   }
-  if (isThenable(result))
+  if (isThenable(result)) {
+    if (route.deadline !== undefined) return withDeadline(ex, route.deadline, result);
     return Promise.resolve(result).then(
       (v) => returned(ex, v),
       (e: unknown) => methodFailed(ex, e),
     );
+  }
   return returned(ex, result);
+}
+
+/**
+ * The method's result raced against its deadline: past it, the request's signal fires, the late
+ * result is dropped and the error path answers 503 (or the `onTimeout` response). One timer per
+ * request of such a route only.
+ */
+function withDeadline(ex: Exchange, deadline: DeadlineSpec, result: PromiseLike<unknown>): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    let late = false;
+    const timer = setTimeout(() => {
+      late = true;
+      ex.abort(new DOMException(`The method did not answer within ${deadline.ms} ms`, 'TimeoutError'));
+      const instead = deadline.onTimeout?.(ex);
+      reject(
+        new ServiceUnavailableError(`No answer within ${deadline.ms} ms`, {
+          retryAfterSeconds: 1,
+          code: 'PIPE_DEADLINE',
+          response: instead ?? undefined,
+        }),
+      );
+    }, deadline.ms);
+    Promise.resolve(result).then(
+      (v) => {
+        if (late) return;
+        clearTimeout(timer);
+        try {
+          resolve(returned(ex, v));
+        } catch (err) {
+          reject(err);
+        }
+      },
+      (e: unknown) => {
+        if (late) return;
+        clearTimeout(timer);
+        try {
+          methodFailed(ex, e);
+        } catch (err) {
+          reject(err);
+        }
+      },
+    );
+  });
 }
 
 /** `fn.apply` without the array-spreading builtin for the usual one to three parameters. */

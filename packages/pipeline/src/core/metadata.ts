@@ -24,6 +24,14 @@ export interface MethodMeta {
   consumes?: string[];
   bindings: Map<NameBindingDecorator, unknown[]>;
   params: ParamMeta[];
+  /** `@Deadline` on the method. */
+  deadline?: DeadlineSpec;
+}
+
+/** What `@Deadline` records: the time the method's result may take, and what to answer past it. */
+export interface DeadlineSpec {
+  readonly ms: number;
+  readonly onTimeout?: (request: import('./request-context.js').ContainerRequestContext) => import('./response.js').Response | undefined;
 }
 
 export interface ClassMeta {
@@ -38,6 +46,8 @@ export interface ClassMeta {
   errorType?: Constructor;
   contextType?: TypeToken;
   scope?: 'singleton' | 'request';
+  /** `@Deadline` on the class: for every method without its own. */
+  deadline?: DeadlineSpec;
 }
 
 // One registry, keyed by class: decorators write here once at class definition; the application

@@ -1,4 +1,5 @@
 import type { MediaType } from './media-type.js';
+import type { DeadlineSpec } from './metadata.js';
 import { ProviderCache } from './provider-cache.js';
 import { has } from './provider-entry.js';
 import type {
@@ -61,6 +62,8 @@ export interface RouteMethod extends ResponseChains {
   readonly negotiated: Map<string, MediaType | null>;
   /** The route's last writer decision (write-entity.ts); written at request time. */
   writePlan: WritePlan | undefined;
+  /** `@Deadline` of the method or class, or the application's `deadline`; undefined: none. */
+  readonly deadline: DeadlineSpec | undefined;
   /**
    * The Accept header chose this route's media type (several or wildcard `@Produces` types) or
    * this route among others with different `@Produces` for the same path and HTTP method: its

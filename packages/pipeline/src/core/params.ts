@@ -214,5 +214,6 @@ function contextResolver(type: TypeToken | undefined): ArgResolver {
   if (type === ResourceInfo) return (ex) => ex.resourceInfo;
   if (type === NodeIncomingMessage) return (ex): IncomingMessage => ex.raw;
   if (type === NodeServerResponse) return (ex): ServerResponse => ex.rawResponse;
+  if (type === AbortSignal) return (ex) => ex.signal;
   return (ex) => ex;
 }

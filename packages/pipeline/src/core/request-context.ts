@@ -43,6 +43,7 @@ export class ContainerRequestContext {
   private _props: unknown[] | undefined;
   private _cookies: Record<string, string> | undefined;
   private _mediaType: MediaType | null | undefined;
+  private _abort: AbortController | undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse, method: string, path: string, rawQuery: string, trace: boolean) {
     this.raw = req;
@@ -63,6 +64,35 @@ export class ContainerRequestContext {
     this._props = undefined;
     this._cookies = undefined;
     this._mediaType = undefined;
+    this._abort = undefined;
+  }
+
+  /**
+   * Fires when the client goes away before the response is complete (an `AbortError`) or the
+   * method's deadline passes (a `TimeoutError`, see `@Deadline`); hand it to what the method
+   * awaits (`fetch`, undici, timers, streams) so abandoned work stops. Created on first use, so
+   * a request that never asks for it pays nothing. Also injectable: `@Context() signal: AbortSignal`.
+   */
+  get signal(): AbortSignal {
+    return this.abortController().signal;
+  }
+
+  /** Aborts {@link signal} with `reason` (the pipeline does this at a deadline). */
+  abort(reason: unknown): void {
+    this.abortController().abort(reason);
+  }
+
+  private abortController(): AbortController {
+    let c = this._abort;
+    if (c !== undefined) return c;
+    c = this._abort = new AbortController();
+    const res = this.rawResponse;
+    const gone = (): void => {
+      if (!res.writableFinished) c.abort(new DOMException('The client went away before the response was complete', 'AbortError'));
+    };
+    if (res.destroyed) gone();
+    else res.once('close', gone);
+    return c;
   }
 
   /** HTTP method (upper case). */

@@ -1,4 +1,4 @@
-import { classMeta, methodMeta } from '../core/metadata.js';
+import { classMeta, methodMeta, type DeadlineSpec } from '../core/metadata.js';
 
 type ClassOrMethod = (target: object, propertyKey?: string | symbol) => void;
 
@@ -7,6 +7,25 @@ function onClassOrMethod(apply: (m: { path?: string; produces?: string[]; consum
     if (propertyKey === undefined) apply(classMeta(target));
     else apply(methodMeta((target as { constructor: object }).constructor, String(propertyKey)));
   };
+}
+
+/**
+ * A deadline for the resource method's result (on a method, or a class for all its methods): past
+ * `ms`, the client gets 503 with `Retry-After: 1` (code `PIPE_DEADLINE`) through the normal response
+ * chain (mappers, response filters), the late result is dropped, and the request's `signal` has
+ * fired with a `TimeoutError`, so work the method handed it stops. `onTimeout` may supply another
+ * response. It races the method's promise: a method that blocks the event loop cannot be cut.
+ *
+ * @example
+ * \@GET() \@Deadline(2_000) async report(@Context() signal: AbortSignal) { return fetchReport({ signal }); }
+ */
+export function Deadline(ms: number, options: Omit<DeadlineSpec, 'ms'> = {}): ClassDecorator & MethodDecorator {
+  if (!Number.isInteger(ms) || ms <= 0) throw new TypeError(`@Deadline(ms): ms must be a positive integer, got ${String(ms)}`);
+  return ((target: object, propertyKey?: string | symbol) => {
+    const spec: DeadlineSpec = { ms, ...options };
+    if (propertyKey === undefined) classMeta(target).deadline = spec;
+    else methodMeta((target as { constructor: object }).constructor, String(propertyKey)).deadline = spec;
+  }) as ClassDecorator & MethodDecorator;
 }
 
 /**
