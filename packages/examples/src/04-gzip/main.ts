@@ -1,5 +1,5 @@
 // Run: pnpm --filter @jaxrs-node/examples start gzip
-import { serve } from '../shared/serve.js';
+import { serve } from '../common/serve.js';
 import { createApp } from './app.js';
 
 await serve(createApp());

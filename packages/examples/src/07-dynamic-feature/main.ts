@@ -1,5 +1,5 @@
 // Run: pnpm --filter @jaxrs-node/examples start dynamic-feature
-import { serve } from '../shared/serve.js';
+import { serve } from '../common/serve.js';
 import { createAppWithFeature } from './app.js';
 
 const { app, feature } = createAppWithFeature();
