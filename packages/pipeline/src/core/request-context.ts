@@ -12,6 +12,12 @@ export const Phase = { PreMatching: 0, PostMatching: 1, Responding: 2 } as const
 export type Phase = (typeof Phase)[keyof typeof Phase];
 
 /**
+ * The lazily created AbortController of a request, kept beside it rather than in a field: most
+ * requests never ask for a signal, and the context's shape stays as small as the hot path wants.
+ */
+const abortControllers = new WeakMap<ContainerRequestContext, AbortController>();
+
+/**
  * The request as seen by filters, interceptors and resources (JAX-RS `ContainerRequestContext`).
  * One per request; every field is initialised in the constructor so V8 keeps one shape, and the
  * costly views (query, cookies, media types, properties) are built only when asked for.
@@ -43,7 +49,6 @@ export class ContainerRequestContext {
   private _props: unknown[] | undefined;
   private _cookies: Record<string, string> | undefined;
   private _mediaType: MediaType | null | undefined;
-  private _abort: AbortController | undefined;
 
   constructor(req: IncomingMessage, res: ServerResponse, method: string, path: string, rawQuery: string, trace: boolean) {
     this.raw = req;
@@ -64,7 +69,6 @@ export class ContainerRequestContext {
     this._props = undefined;
     this._cookies = undefined;
     this._mediaType = undefined;
-    this._abort = undefined;
   }
 
   /**
@@ -83,9 +87,10 @@ export class ContainerRequestContext {
   }
 
   private abortController(): AbortController {
-    let c = this._abort;
+    let c = abortControllers.get(this);
     if (c !== undefined) return c;
-    c = this._abort = new AbortController();
+    c = new AbortController();
+    abortControllers.set(this, c);
     const res = this.rawResponse;
     const gone = (): void => {
       if (!res.writableFinished) c.abort(new DOMException('The client went away before the response was complete', 'AbortError'));
