@@ -4,15 +4,15 @@
  */
 import 'reflect-metadata';
 
-export { Application, defaultErrorBody } from './core/application.js';
-export type { ApplicationOptions, CloseResult } from './core/application.js';
-export type { RegistrationOptions } from './core/build.js';
-export { DEFAULT_LIMITS } from './core/defaults.js';
-export type { PipelineLimits } from './core/defaults.js';
-export { CHANNEL_NAMES } from './core/diagnostics.js';
-export * from './core/errors.js';
-export type { InjectRequest, InjectResponse } from './core/inject.js';
-export { injectRequest } from './core/inject.js';
+export { Application, defaultErrorBody } from './core/server/application.js';
+export type { ApplicationOptions, CloseResult } from './core/server/application.js';
+export type { RegistrationOptions } from './core/build/build.js';
+export { DEFAULT_LIMITS } from './core/stages/defaults.js';
+export type { PipelineLimits } from './core/stages/defaults.js';
+export { CHANNEL_NAMES } from './core/stages/diagnostics.js';
+export * from './core/http/errors.js';
+export type { InjectRequest, InjectResponse } from './core/server/inject.js';
+export { injectRequest } from './core/server/inject.js';
 export {
   APPLICATION_FORM_URLENCODED,
   APPLICATION_JSON,
@@ -24,11 +24,11 @@ export {
   mediaTypeString,
   parseAccept,
   parseMediaType,
-} from './core/media-type.js';
-export { isCompatible, negotiate } from './core/negotiation.js';
-export type { MediaType } from './core/media-type.js';
-export { HttpHeaders } from './core/params.js';
-export { DEFAULT_PRIORITY, Priorities } from './core/priorities.js';
+} from './core/http/media-type.js';
+export { isCompatible, negotiate } from './core/http/negotiation.js';
+export type { MediaType } from './core/http/media-type.js';
+export { HttpHeaders } from './core/stages/params.js';
+export { DEFAULT_PRIORITY, Priorities } from './core/util/priorities.js';
 export type {
   Body,
   Constructor,
@@ -52,21 +52,21 @@ export type {
   WriteContext,
   WriterInterceptor,
   WriterInterceptorContext,
-} from './core/providers.js';
-export { ContainerRequestContext } from './core/request-context.js';
-export { ResourceInfo } from './core/resource-info.js';
-export { Response, ResponseBuilder } from './core/response.js';
-export type { OutgoingHeaders } from './core/response.js';
-export type { ErrorBodyFactory, ErrorLogger } from './core/runtime.js';
-export { ANONYMOUS, SecurityContext } from './core/security-context.js';
-export type { Principal } from './core/security-context.js';
-export { UriInfo } from './core/uri-info.js';
-export { ModelValidationError } from './core/model-problems.js';
-export { EntityTag, evaluatePreconditions } from './core/entity-tag.js';
-export { Link } from './core/link.js';
-export type { LinkParams } from './core/link.js';
-export type { PreconditionRequest, PreconditionState } from './core/entity-tag.js';
-export type { ModelProblem, ModelProblemCode } from './core/model-problems.js';
+} from './core/context/providers.js';
+export { ContainerRequestContext } from './core/context/request-context.js';
+export { ResourceInfo } from './core/context/resource-info.js';
+export { Response, ResponseBuilder } from './core/http/response.js';
+export type { OutgoingHeaders } from './core/http/response.js';
+export type { ErrorBodyFactory, ErrorLogger } from './core/stages/runtime.js';
+export { ANONYMOUS, SecurityContext } from './core/context/security-context.js';
+export type { Principal } from './core/context/security-context.js';
+export { UriInfo } from './core/context/uri-info.js';
+export { ModelValidationError } from './core/model/model-problems.js';
+export { EntityTag, evaluatePreconditions } from './core/http/entity-tag.js';
+export { Link } from './core/http/link.js';
+export type { LinkParams } from './core/http/link.js';
+export type { PreconditionRequest, PreconditionState } from './core/http/entity-tag.js';
+export type { ModelProblem, ModelProblemCode } from './core/model/model-problems.js';
 
 export { NameBinding } from './decorators/binding.js';
 export type { NameBindingDecorator } from './decorators/binding.js';

@@ -1,13 +1,7 @@
-import { classMeta, methodMeta } from '../core/metadata.js';
+import type { NameBindingDecorator } from '../core/context/resource-info.js';
+import { classMeta, methodMeta } from '../core/model/metadata.js';
 
-/**
- * A binding decorator created by {@link NameBinding}. Put it on a provider class to bind the
- * provider; put it on resource classes or methods (or the application) to apply the provider there.
- */
-export interface NameBindingDecorator<A extends unknown[] = unknown[]> {
-  (...args: A): ClassDecorator & MethodDecorator;
-  readonly bindingName: string;
-}
+export type { NameBindingDecorator };
 
 /**
  * Declares a name-binding decorator (JAX-RS `@NameBinding`). Arguments given at the use site are

@@ -1,5 +1,5 @@
-import { paramMeta, type ParamSource } from '../core/metadata.js';
-import type { TypeToken } from '../core/providers.js';
+import { paramMeta, type ParamSource } from '../core/model/metadata.js';
+import type { TypeToken } from '../core/context/providers.js';
 
 /** Options shared by the parameter decorators. */
 export interface ParamOptions {

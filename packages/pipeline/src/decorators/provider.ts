@@ -1,5 +1,5 @@
-import { classMeta, markDiscovered } from '../core/metadata.js';
-import type { Constructor, TypeToken } from '../core/providers.js';
+import { classMeta, markDiscovered } from '../core/model/metadata.js';
+import type { Constructor, TypeToken } from '../core/context/providers.js';
 
 /** Marks a class as a provider, discoverable with `new Application({ discoverProviders: true })`. */
 export function Provider(): ClassDecorator {

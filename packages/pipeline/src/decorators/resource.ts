@@ -1,4 +1,4 @@
-import { classMeta, methodMeta, type DeadlineSpec } from '../core/metadata.js';
+import { classMeta, methodMeta, type DeadlineSpec } from '../core/model/metadata.js';
 
 type ClassOrMethod = (target: object, propertyKey?: string | symbol) => void;
 

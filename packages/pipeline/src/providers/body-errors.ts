@@ -1,6 +1,6 @@
-import { BadRequestError, NotSupportedError, PayloadTooLargeError, type WebApplicationError } from '../core/errors.js';
-import type { MediaType } from '../core/media-type.js';
-import { truncate } from '../core/type-name.js';
+import { BadRequestError, NotSupportedError, PayloadTooLargeError, type WebApplicationError } from '../core/http/errors.js';
+import type { MediaType } from '../core/http/media-type.js';
+import { truncate } from '../core/util/type-name.js';
 
 /**
  * Stable `code`s of the errors raised by the built-in body readers, so callers (the lifecycle,

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { BadRequestError } from '../core/errors.js';
+import { BadRequestError } from '../core/http/errors.js';
 import { BodyErrorCode, clientAborted, lengthMismatch, streamError, tooLarge } from './body-errors.js';
 
 const EMPTY = Buffer.alloc(0);

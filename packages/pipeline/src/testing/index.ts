@@ -8,7 +8,7 @@
  */
 import 'reflect-metadata';
 import type { Readable } from 'node:stream';
-import { parseMediaType, type MediaType } from '../core/media-type.js';
+import { parseMediaType, type MediaType } from '../core/http/media-type.js';
 import type {
   Body,
   Constructor,
@@ -20,19 +20,19 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from '../core/providers.js';
-import { findClassMeta } from '../core/metadata.js';
-import { joinPaths } from '../core/path-template.js';
-import { ReadCtx } from '../core/read-entity.js';
-import { ResourceInfo } from '../core/resource-info.js';
-import { type ContainerRequestContext, Phase } from '../core/request-context.js';
-import { Response } from '../core/response.js';
-import { responseMediaType, typeOf, WriteCtx } from '../core/write-entity.js';
+} from '../core/context/providers.js';
+import { findClassMeta } from '../core/model/metadata.js';
+import { joinPaths } from '../core/routing/path-template.js';
+import { ReadCtx } from '../core/stages/read-entity.js';
+import { ResourceInfo } from '../core/context/resource-info.js';
+import { type ContainerRequestContext, Phase } from '../core/context/request-context.js';
+import { Response } from '../core/http/response.js';
+import { responseMediaType, typeOf, WriteCtx } from '../core/stages/write-entity.js';
 import { collectBody as collectBounded } from '../providers/collect-body.js';
 import { asExchange, BUILTIN_WRITERS, createExchange, useWriters } from './test-exchange.js';
 
-export { injectRequest } from '../core/inject.js';
-export type { InjectRequest, InjectResponse } from '../core/inject.js';
+export { injectRequest } from '../core/server/inject.js';
+export type { InjectRequest, InjectResponse } from '../core/server/inject.js';
 
 /** What a test request looks like. */
 export interface TestRequestInit {

@@ -7,15 +7,15 @@
 import type { ServerResponse } from 'node:http';
 import { type Readable, Writable } from 'node:stream';
 import { container as rootContainer } from 'tsyringe';
-import { defaultErrorBody } from '../core/application.js';
-import { DEFAULT_LIMITS } from '../core/defaults.js';
-import { Exchange } from '../core/exchange.js';
-import { fakeRequest } from '../core/inject.js';
-import { bodyProviders, splitBodyProviders, type PathEntry } from '../core/model.js';
-import type { MessageBodyReader, MessageBodyWriter } from '../core/providers.js';
-import type { ContainerRequestContext } from '../core/request-context.js';
-import { Router } from '../core/router.js';
-import type { Runtime } from '../core/runtime.js';
+import { defaultErrorBody } from '../core/server/application.js';
+import { DEFAULT_LIMITS } from '../core/stages/defaults.js';
+import { Exchange } from '../core/stages/exchange.js';
+import { fakeRequest } from '../core/server/inject.js';
+import { bodyProviders, splitBodyProviders, type PathEntry } from '../core/stages/model.js';
+import type { MessageBodyReader, MessageBodyWriter } from '../core/context/providers.js';
+import type { ContainerRequestContext } from '../core/context/request-context.js';
+import { Router } from '../core/routing/router.js';
+import type { Runtime } from '../core/stages/runtime.js';
 import { defaultProviders } from '../providers/index.js';
 
 // The built-in providers as an Application without ContextResolvers gets them, in the same order.

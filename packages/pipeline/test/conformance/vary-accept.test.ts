@@ -19,7 +19,7 @@ import {
   type WriterInterceptorContext,
 } from '../../src/index.js';
 import { createRequestContext, runWriterInterceptors } from '../../src/testing/index.js';
-import { appendVary } from '../../src/core/vary.js';
+import { appendVary } from '../../src/core/http/vary.js';
 import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
 @Path('/doc')

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { headerName } from '../../src/core/header-name.js';
+import { headerName } from '../../src/core/http/header-name.js';
 
 describe('headerName', () => {
   it('lower-cases header names, the same before and after the cache is full', () => {

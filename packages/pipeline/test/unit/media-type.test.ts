@@ -12,8 +12,8 @@ import {
   parseMediaType,
   specificity,
   type MediaType,
-} from '../../src/core/media-type.js';
-import { compareNegotiations, consumes, isCompatible, negotiate, negotiateDetailed } from '../../src/core/negotiation.js';
+} from '../../src/core/http/media-type.js';
+import { compareNegotiations, consumes, isCompatible, negotiate, negotiateDetailed } from '../../src/core/http/negotiation.js';
 
 function mt(value: string): MediaType {
   const m = parseMediaType(value);

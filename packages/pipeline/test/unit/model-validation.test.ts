@@ -218,7 +218,7 @@ describe('build() warns, once, and strict makes it fatal', () => {
 describe('the README documents every code', () => {
   it('lists each code of ModelProblemCode in its start-up table', () => {
     const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
-    const source = readFileSync(new URL('../../src/core/model-problems.ts', import.meta.url), 'utf8');
+    const source = readFileSync(new URL('../../src/core/model/model-problems.ts', import.meta.url), 'utf8');
     const codes = [...source.matchAll(/\| '(PIPELINE_[A-Z_]+)'/g)].map((m) => m[1]!);
     expect(codes.length).toBeGreaterThanOrEqual(11);
     for (const code of codes) expect(readme, code).toMatch(new RegExp(`\\| \`${code}\` \\|`));

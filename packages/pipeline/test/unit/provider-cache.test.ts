@@ -6,9 +6,9 @@ import {
   MAX_CACHED_TYPES,
   mediaTypeKey,
   ProviderCache,
-} from '../../src/core/provider-cache.js';
-import { Response } from '../../src/core/response.js';
-import { typeOf } from '../../src/core/write-entity.js';
+} from '../../src/core/stages/provider-cache.js';
+import { Response } from '../../src/core/http/response.js';
+import { typeOf } from '../../src/core/stages/write-entity.js';
 import { isStreamType } from '../../src/providers/type-tokens.js';
 
 const mt = (s: string): MediaType => parseMediaType(s)!;

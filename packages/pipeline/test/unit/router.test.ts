@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { compareTemplates, compileTemplate, joinPaths } from '../../src/core/path-template.js';
-import { Router } from '../../src/core/router.js';
+import { compareTemplates, compileTemplate, joinPaths } from '../../src/core/routing/path-template.js';
+import { Router } from '../../src/core/routing/router.js';
 
 function router(...templates: string[]): Router<string> {
   const r = new Router<string>();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { typeName } from '../../src/core/type-name.js';
+import { typeName } from '../../src/core/util/type-name.js';
 
 describe('typeName (error messages)', () => {
   it('names classes, descriptors with a name, plain objects and primitives, never [object Object]', () => {

@@ -114,7 +114,7 @@ describe('XML user view (black box)', () => {
     expect(parseUser(r)).toMatchObject({ firstName: 'Clean', lastName: 'Name' });
   });
 
-  // BUG (pipeline, packages/pipeline/src/core/write-entity.ts `responseMediaType`): an error on this
+  // BUG (pipeline, packages/pipeline/src/core/stages/write-entity.ts `responseMediaType`): an error on this
   // route keeps the route's negotiated type application/xml, no writer can write the error body as
   // XML, and the client gets a plain 500. Fix: for status >= 400 use the route's type only when a
   // writer can write the error entity in it, else negotiate among the entity's writers (JSON).

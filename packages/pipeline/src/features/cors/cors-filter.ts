@@ -1,9 +1,9 @@
-import { Priorities } from '../../core/priorities.js';
-import type { ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter } from '../../core/providers.js';
-import type { ContainerRequestContext } from '../../core/request-context.js';
-import { Response, type OutgoingHeaders } from '../../core/response.js';
+import { Priorities } from '../../core/util/priorities.js';
+import type { ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter } from '../../core/context/providers.js';
+import type { ContainerRequestContext } from '../../core/context/request-context.js';
+import { Response, type OutgoingHeaders } from '../../core/http/response.js';
 import { PreMatching, Priority } from '../../decorators/provider.js';
-import { appendVary } from '../../core/vary.js';
+import { appendVary } from '../../core/http/vary.js';
 
 /**
  * Options of {@link CorsFilter}. The defaults are the reference service's values (any origin, no

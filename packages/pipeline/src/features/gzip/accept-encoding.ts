@@ -1,4 +1,4 @@
-import { lastValueMemo } from '../../core/memo.js';
+import { lastValueMemo } from '../../core/util/memo.js';
 
 /**
  * `Accept-Encoding` negotiation for one coding, gzip (RFC 9110 §12.5.3).

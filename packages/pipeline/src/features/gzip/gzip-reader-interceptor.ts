@@ -1,10 +1,10 @@
 import { pipeline, type Readable } from 'node:stream';
 import { createGunzip } from 'node:zlib';
-import { BadRequestError, NotSupportedError } from '../../core/errors.js';
-import { truncate } from '../../core/type-name.js';
-import { Priorities } from '../../core/priorities.js';
-import type { ReaderInterceptor, ReaderInterceptorContext } from '../../core/providers.js';
-import { declaredLength } from '../../core/read-entity.js';
+import { BadRequestError, NotSupportedError } from '../../core/http/errors.js';
+import { truncate } from '../../core/util/type-name.js';
+import { Priorities } from '../../core/util/priorities.js';
+import type { ReaderInterceptor, ReaderInterceptorContext } from '../../core/context/providers.js';
+import { declaredLength } from '../../core/stages/read-entity.js';
 import { Priority } from '../../decorators/provider.js';
 import { tooLarge } from '../../providers/body-errors.js';
 import { BodyLimitGuard, guardStream } from '../../providers/stream.js';

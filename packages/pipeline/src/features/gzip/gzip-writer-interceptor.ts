@@ -1,12 +1,12 @@
 import { pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip, type ZlibOptions } from 'node:zlib';
-import type { MediaType } from '../../core/media-type.js';
-import { Priorities } from '../../core/priorities.js';
-import type { WriterInterceptor, WriterInterceptorContext } from '../../core/providers.js';
-import type { OutgoingHeaders } from '../../core/response.js';
+import type { MediaType } from '../../core/http/media-type.js';
+import { Priorities } from '../../core/util/priorities.js';
+import type { WriterInterceptor, WriterInterceptorContext } from '../../core/context/providers.js';
+import type { OutgoingHeaders } from '../../core/http/response.js';
 import { Priority } from '../../decorators/provider.js';
-import { appendVary } from '../../core/vary.js';
+import { appendVary } from '../../core/http/vary.js';
 import { acceptsGzip } from './accept-encoding.js';
 
 const gzipAsync = promisify(gzip);

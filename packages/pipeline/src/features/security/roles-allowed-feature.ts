@@ -1,9 +1,9 @@
-import { ForbiddenError, NotAuthorizedError } from '../../core/errors.js';
-import { findClassMeta } from '../../core/metadata.js';
-import { Priorities } from '../../core/priorities.js';
-import type { ContainerRequestFilter, DynamicFeature, FeatureContext } from '../../core/providers.js';
-import type { ContainerRequestContext } from '../../core/request-context.js';
-import type { ResourceInfo } from '../../core/resource-info.js';
+import { ForbiddenError, NotAuthorizedError } from '../../core/http/errors.js';
+import { findClassMeta } from '../../core/model/metadata.js';
+import { Priorities } from '../../core/util/priorities.js';
+import type { ContainerRequestFilter, DynamicFeature, FeatureContext } from '../../core/context/providers.js';
+import type { ContainerRequestContext } from '../../core/context/request-context.js';
+import type { ResourceInfo } from '../../core/context/resource-info.js';
 import type { NameBindingDecorator } from '../../decorators/binding.js';
 import { Priority } from '../../decorators/provider.js';
 import { DenyAll, PermitAll, RolesAllowed } from './annotations.js';

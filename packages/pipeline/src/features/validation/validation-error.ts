@@ -1,4 +1,4 @@
-import { BadRequestError } from '../../core/errors.js';
+import { BadRequestError } from '../../core/http/errors.js';
 import type { Validator, Violation } from './compile.js';
 
 /**

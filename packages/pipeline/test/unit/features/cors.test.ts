@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { findClassMeta } from '../../../src/core/metadata.js';
-import { Priorities } from '../../../src/core/priorities.js';
-import { ContainerRequestContext } from '../../../src/core/request-context.js';
-import { Response, type OutgoingHeaders } from '../../../src/core/response.js';
+import { findClassMeta } from '../../../src/core/model/metadata.js';
+import { Priorities } from '../../../src/core/util/priorities.js';
+import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
+import { Response, type OutgoingHeaders } from '../../../src/core/http/response.js';
 import { CorsFilter } from '../../../src/features/cors/index.js';
-import { appendVary } from '../../../src/core/vary.js';
+import { appendVary } from '../../../src/core/http/vary.js';
 
 function request(method: string, headers: IncomingHttpHeaders = {}): ContainerRequestContext {
   const fakeReq = { headers } as unknown as IncomingMessage;

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { acceptsGzip } from '../../../src/features/gzip/accept-encoding.js';
-import { lastValueMemo } from '../../../src/core/memo.js';
+import { lastValueMemo } from '../../../src/core/util/memo.js';
 
 describe('acceptsGzip (RFC 9110 §12.5.3)', () => {
   it.each<[string | undefined, boolean]>([

@@ -4,12 +4,12 @@ import { finished } from 'node:stream/promises';
 import { promisify } from 'node:util';
 import { createGunzip, gunzip } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { findClassMeta } from '../../../src/core/metadata.js';
-import { parseMediaType } from '../../../src/core/media-type.js';
-import { Priorities } from '../../../src/core/priorities.js';
-import type { Body, FeatureContext, WriterInterceptorContext } from '../../../src/core/providers.js';
-import { ContainerRequestContext } from '../../../src/core/request-context.js';
-import { Response, type OutgoingHeaders } from '../../../src/core/response.js';
+import { findClassMeta } from '../../../src/core/model/metadata.js';
+import { parseMediaType } from '../../../src/core/http/media-type.js';
+import { Priorities } from '../../../src/core/util/priorities.js';
+import type { Body, FeatureContext, WriterInterceptorContext } from '../../../src/core/context/providers.js';
+import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
+import { Response, type OutgoingHeaders } from '../../../src/core/http/response.js';
 import { GzipFeature, GzipReaderInterceptor, GzipWriterInterceptor, isCompressibleMediaType } from '../../../src/features/gzip/index.js';
 
 const gunzipAsync = promisify(gunzip);

@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { ForbiddenError, NotAuthorizedError, WebApplicationError } from '../../../src/core/errors.js';
-import { classMeta, methodMeta } from '../../../src/core/metadata.js';
-import type { Constructor, ContainerRequestFilter, FeatureContext } from '../../../src/core/providers.js';
-import { ContainerRequestContext } from '../../../src/core/request-context.js';
-import { ResourceInfo } from '../../../src/core/resource-info.js';
-import { SecurityContext } from '../../../src/core/security-context.js';
+import { ForbiddenError, NotAuthorizedError, WebApplicationError } from '../../../src/core/http/errors.js';
+import { classMeta, methodMeta } from '../../../src/core/model/metadata.js';
+import type { Constructor, ContainerRequestFilter, FeatureContext } from '../../../src/core/context/providers.js';
+import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
+import { ResourceInfo } from '../../../src/core/context/resource-info.js';
+import { SecurityContext } from '../../../src/core/context/security-context.js';
 import type { NameBindingDecorator } from '../../../src/decorators/binding.js';
 import {
   DenyAll,

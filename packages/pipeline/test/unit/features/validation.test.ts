@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BadRequestError } from '../../../src/core/errors.js';
+import { BadRequestError } from '../../../src/core/http/errors.js';
 import {
   compileValidator,
   Email,

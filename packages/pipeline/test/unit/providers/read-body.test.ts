@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
-import { PayloadTooLargeError } from '../../../src/core/errors.js';
+import { PayloadTooLargeError } from '../../../src/core/http/errors.js';
 import { readBody } from '../../../src/providers/read-body.js';
 import { deferred } from '../../helpers/deferred.js';
 import { bytes, rejection } from './helpers.js';

@@ -1,10 +1,10 @@
-import { NotAcceptableError, NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from './errors.js';
-import type { MediaType } from './media-type.js';
-import { compareNegotiations, consumes, negotiate, negotiateDetailed, type Negotiation } from './negotiation.js';
+import { NotAcceptableError, NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from '../http/errors.js';
+import type { MediaType } from '../http/media-type.js';
+import { compareNegotiations, consumes, negotiate, negotiateDetailed, type Negotiation } from '../http/negotiation.js';
 import type { Exchange } from './exchange.js';
 import { candidatesFor, type RouteMethod } from './model.js';
-import { Response } from './response.js';
-import { truncate } from './type-name.js';
+import { Response } from '../http/response.js';
+import { truncate } from '../util/type-name.js';
 
 /**
  * Request matching (JAX-RS 3.7): path → method (405 + Allow) → Content-Type (415) → Accept (406),

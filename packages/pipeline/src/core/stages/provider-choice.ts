@@ -6,7 +6,7 @@
  * application's provider before a built-in one (§4.1.3); then the order of the list (priority,
  * then registration). Runs only when a choice is not cached yet (read-entity.ts, write-entity.ts).
  */
-import { parseMediaType, type MediaType } from './media-type.js';
+import { parseMediaType, type MediaType } from '../http/media-type.js';
 
 /** How closely `declared` matches `wanted`: 3 `x/y`, 2 `x/*`, 1 `*\/*` or nothing declared, 0 none compatible. */
 export function declaredMatch(declared: readonly string[] | undefined, wanted: MediaType | undefined): number {

@@ -1,5 +1,13 @@
-import type { NameBindingDecorator } from '../decorators/binding.js';
 import type { Constructor } from './providers.js';
+
+/**
+ * A binding decorator created by `NameBinding`. Put it on a provider class to bind the
+ * provider; put it on resource classes or methods (or the application) to apply the provider there.
+ */
+export interface NameBindingDecorator<A extends unknown[] = unknown[]> {
+  (...args: A): ClassDecorator & MethodDecorator;
+  readonly bindingName: string;
+}
 
 /**
  * What the pipeline knows about a matched resource method (JAX-RS `ResourceInfo`), built once at

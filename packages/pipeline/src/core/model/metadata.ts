@@ -1,5 +1,5 @@
-import type { NameBindingDecorator } from '../decorators/binding.js';
-import type { Constructor, TypeToken } from './providers.js';
+import type { NameBindingDecorator } from '../context/resource-info.js';
+import type { Constructor, TypeToken } from '../context/providers.js';
 
 /** Where a resource-method parameter comes from. */
 export type ParamSource = 'path' | 'query' | 'header' | 'cookie' | 'form' | 'context' | 'entity';
@@ -31,7 +31,9 @@ export interface MethodMeta {
 /** What `@Deadline` records: the time the method's result may take, and what to answer past it. */
 export interface DeadlineSpec {
   readonly ms: number;
-  readonly onTimeout?: (request: import('./request-context.js').ContainerRequestContext) => import('./response.js').Response | undefined;
+  readonly onTimeout?: (
+    request: import('../context/request-context.js').ContainerRequestContext,
+  ) => import('../http/response.js').Response | undefined;
 }
 
 export interface ClassMeta {

@@ -1,5 +1,5 @@
-import { BadRequestError } from './errors.js';
-import { lastValueMemo } from './memo.js';
+import { BadRequestError } from '../http/errors.js';
+import { lastValueMemo } from '../util/memo.js';
 import type { ContainerRequestContext } from './request-context.js';
 
 /**

@@ -1,12 +1,12 @@
 import { channels } from './diagnostics.js';
-import { InternalServerError } from './errors.js';
-import type { ContainerResponseFilter, WriterInterceptor } from './providers.js';
+import { InternalServerError } from '../http/errors.js';
+import type { ContainerResponseFilter, WriterInterceptor } from '../context/providers.js';
 import type { Exchange } from './exchange.js';
 import { mapError } from './map-error.js';
 import { nameOf } from './request-filters.js';
-import { Phase } from './request-context.js';
-import { Response } from './response.js';
-import { isThenable, type Step } from './thenable.js';
+import { Phase } from '../context/request-context.js';
+import { Response } from '../http/response.js';
+import { isThenable, type Step } from '../util/thenable.js';
 import { writeResponse } from './write-entity.js';
 
 /**

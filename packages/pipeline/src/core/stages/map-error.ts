@@ -1,9 +1,9 @@
-import { InternalServerError, WebApplicationError } from './errors.js';
+import { InternalServerError, WebApplicationError } from '../http/errors.js';
 import type { Exchange } from './exchange.js';
 import type { MapperEntry } from './model.js';
-import type { Constructor } from './providers.js';
-import { Response } from './response.js';
-import { isThenable } from './thenable.js';
+import type { Constructor } from '../context/providers.js';
+import { Response } from '../http/response.js';
+import { isThenable } from '../util/thenable.js';
 
 /**
  * Turns an error into a response (Processing rules §4): an HTTP error carrying a response is used

@@ -1,5 +1,5 @@
-import type { NameBindingDecorator } from '../decorators/binding.js';
-import type { Constructor, TypeToken } from './providers.js';
+import type { NameBindingDecorator } from '../context/resource-info.js';
+import type { Constructor, TypeToken } from '../context/providers.js';
 
 /** Options that travel with one registration (explicit values beat decorators, jersey#2912). */
 export interface RegistrationOptions {

@@ -1,16 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BadRequestError, WebApplicationError } from './errors.js';
+import { BadRequestError, WebApplicationError } from '../http/errors.js';
 import type { Exchange } from './exchange.js';
-import type { ParamMeta } from './metadata.js';
+import type { ParamMeta } from '../model/metadata.js';
 import type { ArgResolver } from './model.js';
-import type { ParamConverterProvider, ParamInfo, TypeToken } from './providers.js';
-import { ContainerRequestContext } from './request-context.js';
-import { ResourceInfo } from './resource-info.js';
-import { SecurityContext } from './security-context.js';
-import { UriInfo } from './uri-info.js';
+import type { ParamConverterProvider, ParamInfo, TypeToken } from '../context/providers.js';
+import { ContainerRequestContext } from '../context/request-context.js';
+import { ResourceInfo } from '../context/resource-info.js';
+import { SecurityContext } from '../context/security-context.js';
+import { UriInfo } from '../context/uri-info.js';
 import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
-import { truncate, typeName } from './type-name.js';
-import { Int } from '../providers/type-tokens.js';
+import { truncate, typeName } from '../util/type-name.js';
+import { Int } from '../../providers/type-tokens.js';
 
 type Convert = (raw: string) => unknown;
 

@@ -1,11 +1,11 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { parseAccept, parseMediaType, type MediaType } from './media-type.js';
-import { Response, type ResponseBuilder } from './response.js';
+import { parseAccept, parseMediaType, type MediaType } from '../http/media-type.js';
+import { Response, type ResponseBuilder } from '../http/response.js';
 import type { ResourceInfo } from './resource-info.js';
 import { ANONYMOUS, type SecurityContext } from './security-context.js';
-import { evaluatePreconditions, type PreconditionState } from './entity-tag.js';
-import { headerName } from './header-name.js';
-import { paramsObject } from './router.js';
+import { evaluatePreconditions, type PreconditionState } from '../http/entity-tag.js';
+import { headerName } from '../http/header-name.js';
+import { paramsObject } from '../routing/router.js';
 
 /** Request phases; method/URI/headers may change only before matching (JAX-RS 6.4). */
 export const Phase = { PreMatching: 0, PostMatching: 1, Responding: 2 } as const;

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { Readable, Writable } from 'node:stream';
-import { noBodyStatus } from './send.js';
+import { noBodyStatus } from '../stages/send.js';
 
 /** A request for {@link injectRequest}: no socket, the whole pipeline. */
 export interface InjectRequest {

@@ -1,12 +1,12 @@
-import { compileValidator, validateOrThrow } from '../features/validation/index.js';
-import { classMeta, type DeadlineSpec, type MethodMeta } from './metadata.js';
-import { parseMediaType, type MediaType } from './media-type.js';
-import type { EntityParam, PathEntry, RouteMethod } from './model.js';
-import type { ModelProblems } from './model-problems.js';
-import type { NameBindingDecorator } from '../decorators/binding.js';
-import { compileParam } from './params.js';
-import { compileTemplate, joinPaths } from './path-template.js';
-import { descending, instances, withMethod, type ProviderEntry, type RegistrationOptions } from './provider-entry.js';
+import { compileValidator, validateOrThrow } from '../../features/validation/index.js';
+import { classMeta, type DeadlineSpec, type MethodMeta } from '../model/metadata.js';
+import { parseMediaType, type MediaType } from '../http/media-type.js';
+import type { EntityParam, PathEntry, RouteMethod } from '../stages/model.js';
+import type { ModelProblems } from '../model/model-problems.js';
+import type { NameBindingDecorator } from '../context/resource-info.js';
+import { compileParam } from '../stages/params.js';
+import { compileTemplate, joinPaths } from '../routing/path-template.js';
+import { descending, instances, withMethod, type ProviderEntry, type RegistrationOptions } from '../model/provider-entry.js';
 import type {
   Constructor,
   ContainerRequestFilter,
@@ -17,9 +17,9 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from './providers.js';
-import { ResourceInfo } from './resource-info.js';
-import { Router } from './router.js';
+} from '../context/providers.js';
+import { ResourceInfo } from '../context/resource-info.js';
+import { Router } from '../routing/router.js';
 
 /** What {@link buildRoutes} needs from the provider half of the build (build.ts). */
 export interface RouteInput {

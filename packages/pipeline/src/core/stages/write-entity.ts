@@ -1,17 +1,17 @@
-import { InternalServerError } from './errors.js';
+import { InternalServerError } from '../http/errors.js';
 import { notAcceptable } from './match.js';
 import type { Exchange } from './exchange.js';
-import { APPLICATION_OCTET_STREAM, mediaTypeString, parseMediaType, type MediaType } from './media-type.js';
-import { negotiate } from './negotiation.js';
-import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from './providers.js';
-import type { Response } from './response.js';
+import { APPLICATION_OCTET_STREAM, mediaTypeString, parseMediaType, type MediaType } from '../http/media-type.js';
+import { negotiate } from '../http/negotiation.js';
+import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from '../context/providers.js';
+import type { Response } from '../http/response.js';
 import { MAX_CACHED_TYPES, mediaTypeKey } from './provider-cache.js';
 import { chooseProvider } from './provider-choice.js';
 import { nameOf } from './request-filters.js';
-import { isThenable, type Step } from './thenable.js';
+import { isThenable, type Step } from '../util/thenable.js';
 import { send } from './send.js';
-import { typeName } from './type-name.js';
-import { appendVary } from './vary.js';
+import { typeName } from '../util/type-name.js';
+import { appendVary } from '../http/vary.js';
 
 /**
  * Writes the response: writer interceptors (ascending) around the MessageBodyWriter, which is

@@ -1,11 +1,26 @@
 import type { DependencyContainer } from 'tsyringe';
-import type { NameBindingDecorator } from '../decorators/binding.js';
+import type { NameBindingDecorator } from '../context/resource-info.js';
 import { buildRoutes } from './build-routes.js';
-import { findClassMeta } from './metadata.js';
-import { diFailure, methodNames, PROVIDER_CONTRACTS, type ModelProblems } from './model-problems.js';
-import { bodyProviders, splitBodyProviders, type BodyProviders, type MapperEntry, type PathEntry, type RouteMethod } from './model.js';
-import { DEFAULT_PRIORITY } from './priorities.js';
-import { ascending, descending, has, instances, withMethod, type ProviderEntry, type RegistrationOptions } from './provider-entry.js';
+import { findClassMeta } from '../model/metadata.js';
+import { diFailure, methodNames, PROVIDER_CONTRACTS, type ModelProblems } from '../model/model-problems.js';
+import {
+  bodyProviders,
+  splitBodyProviders,
+  type BodyProviders,
+  type MapperEntry,
+  type PathEntry,
+  type RouteMethod,
+} from '../stages/model.js';
+import { DEFAULT_PRIORITY } from '../util/priorities.js';
+import {
+  ascending,
+  descending,
+  has,
+  instances,
+  withMethod,
+  type ProviderEntry,
+  type RegistrationOptions,
+} from '../model/provider-entry.js';
 import type {
   Constructor,
   ContainerRequestFilter,
@@ -20,11 +35,11 @@ import type {
   ParamConverterProvider,
   TypeToken,
   WriterInterceptor,
-} from './providers.js';
-import { nameOf } from './request-filters.js';
-import type { Router } from './router.js';
+} from '../context/providers.js';
+import { nameOf } from '../stages/request-filters.js';
+import type { Router } from '../routing/router.js';
 
-export type { RegistrationOptions } from './provider-entry.js';
+export type { RegistrationOptions } from '../model/provider-entry.js';
 
 export interface Registration extends RegistrationOptions {
   readonly target: Constructor | object;

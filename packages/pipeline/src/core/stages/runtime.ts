@@ -1,11 +1,11 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { PipelineLimits } from './defaults.js';
-import type { WebApplicationError } from './errors.js';
+import type { WebApplicationError } from '../http/errors.js';
 import type { Exchange } from './exchange.js';
 import type { BodyProviders, MapperEntry, PathEntry, ResponseChains } from './model.js';
-import type { ContainerRequestFilter, Constructor } from './providers.js';
-import type { ContainerRequestContext } from './request-context.js';
-import type { Router } from './router.js';
+import type { ContainerRequestFilter, Constructor } from '../context/providers.js';
+import type { ContainerRequestContext } from '../context/request-context.js';
+import type { Router } from '../routing/router.js';
 
 /** Builds the error entity for a status; pluggable so services can use their own error body. */
 export type ErrorBodyFactory = (error: WebApplicationError, request: ContainerRequestContext) => unknown;

@@ -1,6 +1,6 @@
-import type { ContainerRequestFilter } from './providers.js';
+import type { ContainerRequestFilter } from '../context/providers.js';
 import type { Exchange } from './exchange.js';
-import { isThenable, type Step } from './thenable.js';
+import { isThenable, type Step } from '../util/thenable.js';
 
 /**
  * Runs request filters in order from `i`. Stops after a filter that called `abortWith`

@@ -1,20 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { channels } from './diagnostics.js';
-import { BadRequestError, ServiceUnavailableError } from './errors.js';
-import type { DeadlineSpec } from './metadata.js';
+import { BadRequestError, ServiceUnavailableError } from '../http/errors.js';
+import type { DeadlineSpec } from '../model/metadata.js';
 import { Exchange } from './exchange.js';
 import { match } from './match.js';
-import { diFailure } from './model-problems.js';
+import { diFailure } from '../model/model-problems.js';
 import { FORM_PROPERTY } from './params.js';
 import type { RouteMethod } from './model.js';
 import { readEntity } from './read-entity.js';
 import { runRequestFilters } from './request-filters.js';
-import { Phase } from './request-context.js';
+import { Phase } from '../context/request-context.js';
 import { handleError, respond } from './respond.js';
-import { Response, ResponseBuilder } from './response.js';
+import { Response, ResponseBuilder } from '../http/response.js';
 import type { Runtime } from './runtime.js';
-import { isThenable, type Step } from './thenable.js';
-import { invalidHost, isValidHost } from './uri-info.js';
+import { isThenable, type Step } from '../util/thenable.js';
+import { invalidHost, isValidHost } from '../context/uri-info.js';
 
 /**
  * What happens to a request, top to bottom (Processing rules §1):

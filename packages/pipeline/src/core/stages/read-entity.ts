@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import { BadRequestError, NotSupportedError } from './errors.js';
+import { BadRequestError, NotSupportedError } from '../http/errors.js';
 import type { Exchange } from './exchange.js';
-import type { MediaType } from './media-type.js';
+import type { MediaType } from '../http/media-type.js';
 import type { BodyProviders, EntityParam } from './model.js';
-import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from './providers.js';
+import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from '../context/providers.js';
 import { mediaTypeKey } from './provider-cache.js';
 import { chooseProvider } from './provider-choice.js';
 import { nameOf } from './request-filters.js';

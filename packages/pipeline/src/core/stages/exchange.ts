@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { channels } from './diagnostics.js';
-import { ContainerRequestContext } from './request-context.js';
-import type { Response } from './response.js';
+import { ContainerRequestContext } from '../context/request-context.js';
+import type { Response } from '../http/response.js';
 import type { RouteMethod } from './model.js';
 import type { Runtime } from './runtime.js';
 

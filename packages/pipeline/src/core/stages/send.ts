@@ -6,9 +6,9 @@
 import { Buffer } from 'node:buffer';
 import { pipeline, Readable } from 'node:stream';
 import type { Exchange } from './exchange.js';
-import type { Body } from './providers.js';
-import type { Response } from './response.js';
-import type { Step } from './thenable.js';
+import type { Body } from '../context/providers.js';
+import type { Response } from '../http/response.js';
+import type { Step } from '../util/thenable.js';
 
 /** Statuses that never carry a body (RFC 9110 §6.4.1); Node's ServerResponse drops one written anyway. */
 export function noBodyStatus(status: number): boolean {

@@ -1,7 +1,7 @@
-import type { MediaType } from './media-type.js';
-import type { DeadlineSpec } from './metadata.js';
+import type { MediaType } from '../http/media-type.js';
+import type { DeadlineSpec } from '../model/metadata.js';
 import { ProviderCache } from './provider-cache.js';
-import { has } from './provider-entry.js';
+import { has } from '../model/provider-entry.js';
 import type {
   Constructor,
   ContainerRequestFilter,
@@ -12,8 +12,8 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from './providers.js';
-import type { ResourceInfo } from './resource-info.js';
+} from '../context/providers.js';
+import type { ResourceInfo } from '../context/resource-info.js';
 import type { Exchange } from './exchange.js';
 import type { WritePlan } from './write-entity.js';
 

@@ -1,21 +1,21 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import type { NameBindingDecorator } from '../decorators/binding.js';
-import { defaultProviders } from '../providers/index.js';
-import { JsonOptions } from '../providers/json.js';
-import { buildModel, type Registration, type RegistrationOptions } from './build.js';
+import type { NameBindingDecorator } from '../context/resource-info.js';
+import { defaultProviders } from '../../providers/index.js';
+import { JsonOptions } from '../../providers/json.js';
+import { buildModel, type Registration, type RegistrationOptions } from '../build/build.js';
 import { cutQuiet, sparingFlushing, trackConnections } from './connections.js';
-import { resolveLimits, type PipelineLimits } from './defaults.js';
-import { channels } from './diagnostics.js';
-import type { Exchange } from './exchange.js';
+import { resolveLimits, type PipelineLimits } from '../stages/defaults.js';
+import { channels } from '../stages/diagnostics.js';
+import type { Exchange } from '../stages/exchange.js';
 import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
-import { handle, rejectWhileClosing } from './lifecycle.js';
-import { classMeta, discoveredProviders } from './metadata.js';
-import { ModelProblems, type ModelProblem } from './model-problems.js';
-import type { RouteMethod } from './model.js';
-import type { Constructor, TypeToken } from './providers.js';
-import type { ErrorBodyFactory, ErrorLogger, Runtime } from './runtime.js';
+import { handle, rejectWhileClosing } from '../stages/lifecycle.js';
+import { classMeta, discoveredProviders } from '../model/metadata.js';
+import { ModelProblems, type ModelProblem } from '../model/model-problems.js';
+import type { RouteMethod } from '../stages/model.js';
+import type { Constructor, TypeToken } from '../context/providers.js';
+import type { ErrorBodyFactory, ErrorLogger, Runtime } from '../stages/runtime.js';
 
 /** How an application is configured; every field is optional. */
 export interface ApplicationOptions {

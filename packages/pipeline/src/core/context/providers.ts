@@ -1,8 +1,8 @@
 import type { Readable } from 'node:stream';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ContainerRequestContext } from './request-context.js';
-import type { Response } from './response.js';
-import type { MediaType } from './media-type.js';
+import type { Response } from '../http/response.js';
+import type { MediaType } from '../http/media-type.js';
 import type { ResourceInfo } from './resource-info.js';
 
 /** A class constructor (providers, resources, entity types). */
