@@ -21,7 +21,7 @@ import type {
   TypeToken,
   WriterInterceptor,
 } from '../core/context/providers.js';
-import { findClassMeta } from '../core/model/metadata.js';
+import { effectiveResource } from '../core/model/metadata.js';
 import { joinPaths } from '../core/routing/path-template.js';
 import { ReadCtx } from '../core/stages/read-entity.js';
 import { ResourceInfo } from '../core/context/resource-info.js';
@@ -56,8 +56,8 @@ export interface TestRequestInit {
 
 /** The ResourceInfo the pipeline builds for `resource.method`, from its decorators. */
 function matchedInfo(init: NonNullable<TestRequestInit['matched']>, requestMethod: string | undefined): ResourceInfo {
-  const meta = findClassMeta(init.resource);
-  const mm = meta?.methods.get(init.method);
+  const meta = effectiveResource(init.resource);
+  const mm = meta?.methods.get(init.method)?.meta;
   if (meta === undefined || mm === undefined || mm.httpMethods.length === 0) {
     throw new TypeError(`${init.resource.name}.${init.method} is not a resource method (no @GET/@POST/... on it)`);
   }

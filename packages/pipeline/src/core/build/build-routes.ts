@@ -1,5 +1,5 @@
 import { compileValidator, validateOrThrow } from '../../features/validation/index.js';
-import { classMeta, type DeadlineSpec, type MethodMeta } from '../model/metadata.js';
+import { effectiveResource, type DeadlineSpec, type MethodMeta } from '../model/metadata.js';
 import { parseMediaType, type MediaType } from '../http/media-type.js';
 import type { EntityParam, PathEntry, RouteMethod } from '../stages/model.js';
 import type { ModelProblems } from '../model/model-problems.js';
@@ -57,11 +57,12 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
   const routes: RouteMethod[] = [];
   const groups = new Map<string, { templates: Set<string>; routes: RouteMethod[] }>();
   for (const cls of input.resources) {
-    const meta = classMeta(cls);
+    const meta = effectiveResource(cls);
+    if (meta === undefined) continue;
     const scope = meta.scope ?? input.defaultScope;
     const instance = scope === 'singleton' ? input.instantiate(cls) : undefined;
     if (scope === 'singleton' && instance === undefined) continue; // recorded: PIPELINE_DI_FAILED
-    for (const [methodName, mm] of meta.methods) {
+    for (const [methodName, { meta: mm }] of meta.methods) {
       if (mm.httpMethods.length === 0) continue;
       const fn = (cls.prototype as Record<string, unknown>)[methodName];
       if (typeof fn !== 'function') continue;

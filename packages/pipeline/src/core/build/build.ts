@@ -1,7 +1,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import { buildRoutes } from './build-routes.js';
-import { findClassMeta } from '../model/metadata.js';
+import { effectiveResource, findClassMeta } from '../model/metadata.js';
 import { diFailure, methodNames, PROVIDER_CONTRACTS, type ModelProblems } from '../model/model-problems.js';
 import {
   bodyProviders,
@@ -210,10 +210,10 @@ export function buildModel(input: BuildInput): BuiltModel {
 }
 
 function isResource(cls: Constructor): boolean {
-  const meta = findClassMeta(cls);
+  const meta = effectiveResource(cls);
   if (meta === undefined) return false;
   if (meta.path !== undefined) return true;
-  for (const m of meta.methods.values()) if (m.httpMethods.length > 0) return true;
+  for (const m of meta.methods.values()) if (m.meta.httpMethods.length > 0) return true;
   return false;
 }
 

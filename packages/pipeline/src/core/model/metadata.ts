@@ -102,3 +102,55 @@ export function discoveredProviders(): readonly Constructor[] {
 export function markDiscovered(ctor: Constructor): void {
   if (!discovered.includes(ctor)) discovered.push(ctor);
 }
+
+/**
+ * A resource class as the pipeline sees it, its superclasses included (Jakarta REST 3.1 §3.6,
+ * annotation inheritance): class-level `@Path`, `@Produces`, `@Consumes`, scope and `@Deadline`
+ * come from the nearest class that declares them; name bindings of every class in the chain
+ * apply (a subclass's value for the same binding wins). Each method's decorators come from the
+ * nearest class whose declaration of that method carries any: an override with decorators of its
+ * own replaces the inherited ones wholesale, an override without any keeps them (its body runs).
+ */
+export interface EffectiveResource {
+  readonly path: string | undefined;
+  readonly produces: string[] | undefined;
+  readonly consumes: string[] | undefined;
+  readonly bindings: Map<NameBindingDecorator, unknown[]>;
+  readonly scope: 'singleton' | 'request' | undefined;
+  readonly deadline: DeadlineSpec | undefined;
+  /** Method name → its decorators and the class that declared them. */
+  readonly methods: Map<string, { readonly meta: MethodMeta; readonly declaredBy: Constructor }>;
+}
+
+/** The class and its decorated superclasses, nearest first (abstract classes included). */
+function metaChain(cls: Constructor): Array<[Constructor, ClassMeta]> {
+  const chain: Array<[Constructor, ClassMeta]> = [];
+  for (let c: unknown = cls; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    const meta = registry.get(c);
+    if (meta !== undefined) chain.push([c as Constructor, meta]);
+  }
+  return chain;
+}
+
+/** {@link EffectiveResource} of a class; undefined when no class of its chain has decorators. */
+export function effectiveResource(cls: Constructor): EffectiveResource | undefined {
+  const chain = metaChain(cls);
+  if (chain.length === 0) return undefined;
+  const nearest = <K extends keyof ClassMeta>(key: K): ClassMeta[K] | undefined => {
+    for (const [, m] of chain) if (m[key] !== undefined) return m[key];
+    return undefined;
+  };
+  const bindings = new Map<NameBindingDecorator, unknown[]>();
+  for (let i = chain.length - 1; i >= 0; i--) for (const [k, v] of chain[i]![1].bindings) bindings.set(k, v);
+  const methods = new Map<string, { meta: MethodMeta; declaredBy: Constructor }>();
+  for (const [c, m] of chain) for (const [name, mm] of m.methods) if (!methods.has(name)) methods.set(name, { meta: mm, declaredBy: c });
+  return {
+    path: nearest('path'),
+    produces: nearest('produces'),
+    consumes: nearest('consumes'),
+    bindings,
+    scope: nearest('scope'),
+    deadline: nearest('deadline'),
+    methods,
+  };
+}
