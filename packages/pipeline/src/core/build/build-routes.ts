@@ -1,11 +1,11 @@
 import { compileValidator, validateOrThrow } from '../../features/validation/index.js';
-import { effectiveResource, type DeadlineSpec, type MethodMeta } from '../model/metadata.js';
+import { effectiveResource, type DeadlineSpec, type EffectiveResource, type MethodMeta } from '../model/metadata.js';
 import { parseMediaType, type MediaType } from '../http/media-type.js';
-import type { EntityParam, PathEntry, RouteMethod } from '../stages/model.js';
-import type { ModelProblems } from '../model/model-problems.js';
+import type { EntityParam, Locator, PathEntry, RouteMethod, SubResourceModel } from '../stages/model.js';
+import { ModelProblems } from '../model/model-problems.js';
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import { compileParam } from '../stages/params.js';
-import { compileTemplate, joinPaths } from '../routing/path-template.js';
+import { compilePath, compileTemplate, joinPaths } from '../routing/path-template.js';
 import { descending, instances, withMethod, type ProviderEntry, type RegistrationOptions } from '../model/provider-entry.js';
 import type {
   Constructor,
@@ -51,79 +51,228 @@ export interface RouteInput {
 /**
  * One {@link RouteMethod} per resource method and HTTP method, after DynamicFeatures had their
  * say: chains merged (global + bound + dynamic) and sorted, parameters compiled; then the frozen
- * router, where equivalent templates share one {@link PathEntry}.
+ * router, where equivalent templates share one {@link PathEntry}. Sub-resource locators get an
+ * open template; the sub-resources they declare are built here too, so their problems are
+ * start-up problems; those only known when a locator returns them are built on first use.
  */
 export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; routes: RouteMethod[] } {
   const routes: RouteMethod[] = [];
-  const groups = new Map<string, { templates: Set<string>; routes: RouteMethod[] }>();
+  const groups: Groups = new Map();
   for (const cls of input.resources) {
     const meta = effectiveResource(cls);
     if (meta === undefined) continue;
     const scope = meta.scope ?? input.defaultScope;
     const instance = scope === 'singleton' ? input.instantiate(cls) : undefined;
     if (scope === 'singleton' && instance === undefined) continue; // recorded: PIPELINE_DI_FAILED
-    for (const [methodName, { meta: mm }] of meta.methods) {
-      if (mm.httpMethods.length === 0) continue;
-      const fn = (cls.prototype as Record<string, unknown>)[methodName];
-      if (typeof fn !== 'function') continue;
-      const path = joinPaths(meta.path, mm.path);
-      const bindings = new Map(meta.bindings);
-      for (const [k, v] of mm.bindings) bindings.set(k, v);
-      for (const httpMethod of mm.httpMethods) {
-        const info = new ResourceInfo(cls, methodName, httpMethod, path, bindings);
-        const dynamic: ProviderEntry[] = [];
-        const fctx: FeatureContext = {
-          register(provider, options = {}) {
-            dynamic.push(input.dynamicEntry(provider, options));
-            return this;
-          },
-        };
-        for (const f of input.dynamicFeatures) f.configure(info, fctx);
-        const applies = (p: ProviderEntry): boolean => p.rank === 0 || p.bindings.every((b) => bindings.has(b));
-        const pick = (list: readonly ProviderEntry[], method: string): ProviderEntry[] => [
-          ...list.filter(applies),
-          ...withMethod(dynamic, method),
-        ];
-        const route: RouteMethod = {
-          info,
-          httpMethod,
-          fn: fn as RouteMethod['fn'],
-          instance,
-          resourceClass: cls,
-          consumes: mediaTypes(mm.consumes ?? meta.consumes, info),
-          produces: mediaTypes(mm.produces ?? meta.produces, info),
-          requestFilters: instances<ContainerRequestFilter>(pick(input.postFilters, 'filterRequest')),
-          readerInterceptors: instances<ReaderInterceptor>(pick(input.readerInterceptors, 'aroundReadFrom')),
-          responseFilters: instances<ContainerResponseFilter>(pick(input.responseFilters, 'filterResponse'), descending),
-          writerInterceptors: instances<WriterInterceptor>(pick(input.writerInterceptors, 'aroundWriteTo')),
-          ...compileArgs(cls, methodName, mm, info, input.converters, input.problems, path),
-          negotiated: new Map(),
-          writePlan: undefined,
-          deadline: mm.deadline ?? meta.deadline ?? input.deadline,
-          variesByAccept: false,
-        };
-        routes.push(route);
-        const key = compileTemplate(path).regex.source;
-        let g = groups.get(key);
-        if (g === undefined) groups.set(key, (g = { templates: new Set(), routes: [] }));
-        g.templates.add(path);
-        g.routes.push(route);
-      }
-    }
+    addClass(
+      input,
+      { cls, meta, instance, located: false, routerBase: meta.path, infoBase: meta.path, outer: undefined, seen: [cls] },
+      routes,
+      groups,
+    );
   }
 
   checkAmbiguity(routes, input.problems);
+  checkLocators(groups, input.problems);
   checkBindings(routes, input);
+  return { router: toRouter(groups), routes };
+}
 
+/** Routes and locators grouped by template regex (equivalent templates share a router entry). */
+type Groups = Map<string, { templates: Set<string>; routes: RouteMethod[]; locators: Locator[]; open: boolean }>;
+
+/** One class, as a root resource or as a sub-resource. */
+interface ClassScope {
+  readonly cls: Constructor;
+  readonly meta: EffectiveResource;
+  readonly instance: object | undefined;
+  /** A sub-resource: its methods run on the object the locator returned. */
+  readonly located: boolean;
+  /** Prefix of the router's templates: the class's `@Path`, or nothing for a sub-resource (§3.4.1). */
+  readonly routerBase: string | undefined;
+  /** Prefix of `ResourceInfo.path`: the class's `@Path`, or the locator's full template. */
+  readonly infoBase: string | undefined;
+  /** The locator's bindings, for a sub-resource: its filters apply too (jersey#2686). */
+  readonly outer: ReadonlyMap<NameBindingDecorator, unknown[]> | undefined;
+  /** Classes on the way here, so a recursive sub-resource is built lazily, not forever. */
+  readonly seen: readonly Function[];
+}
+
+/** Locators nest at most this deep below a root resource (a request further down is a 404). */
+export const MAX_LOCATOR_DEPTH = 16;
+
+function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], groups: Groups): void {
+  const { cls, meta, instance } = scope;
+  for (const [methodName, { meta: mm }] of meta.methods) {
+    const isLocator = mm.httpMethods.length === 0 && mm.path !== undefined;
+    if (mm.httpMethods.length === 0 && !isLocator) continue;
+    const fn = (cls.prototype as Record<string, unknown>)[methodName];
+    if (typeof fn !== 'function') continue;
+    const path = joinPaths(scope.infoBase, mm.path);
+    const template = joinPaths(scope.routerBase, mm.path);
+    const bindings = new Map(scope.outer);
+    for (const [k, v] of meta.bindings) bindings.set(k, v);
+    for (const [k, v] of mm.bindings) bindings.set(k, v);
+    if (isLocator) {
+      const locator = makeLocator(input, scope, methodName, mm, fn as Locator['fn'], path, bindings);
+      group(groups, template, true).locators.push(locator);
+      continue;
+    }
+    for (const httpMethod of mm.httpMethods) {
+      const info = new ResourceInfo(cls, methodName, httpMethod, path, bindings);
+      const dynamic: ProviderEntry[] = [];
+      const fctx: FeatureContext = {
+        register(provider, options = {}) {
+          dynamic.push(input.dynamicEntry(provider, options));
+          return this;
+        },
+      };
+      for (const f of input.dynamicFeatures) f.configure(info, fctx);
+      const applies = (p: ProviderEntry): boolean => p.rank === 0 || p.bindings.every((b) => bindings.has(b));
+      const pick = (list: readonly ProviderEntry[], method: string): ProviderEntry[] => [
+        ...list.filter(applies),
+        ...withMethod(dynamic, method),
+      ];
+      const route: RouteMethod = {
+        info,
+        httpMethod,
+        fn: fn as RouteMethod['fn'],
+        instance,
+        located: scope.located,
+        resourceClass: cls,
+        consumes: mediaTypes(mm.consumes ?? meta.consumes, info),
+        produces: mediaTypes(mm.produces ?? meta.produces, info),
+        requestFilters: instances<ContainerRequestFilter>(pick(input.postFilters, 'filterRequest')),
+        readerInterceptors: instances<ReaderInterceptor>(pick(input.readerInterceptors, 'aroundReadFrom')),
+        responseFilters: instances<ContainerResponseFilter>(pick(input.responseFilters, 'filterResponse'), descending),
+        writerInterceptors: instances<WriterInterceptor>(pick(input.writerInterceptors, 'aroundWriteTo')),
+        ...compileArgs(cls, methodName, mm, info, input.converters, input.problems, path),
+        negotiated: new Map(),
+        writePlan: undefined,
+        deadline: mm.deadline ?? meta.deadline ?? input.deadline,
+        variesByAccept: false,
+      };
+      routes.push(route);
+      group(groups, template, false).routes.push(route);
+    }
+  }
+}
+
+function group(groups: Groups, template: string, open: boolean): Groups extends Map<string, infer G> ? G : never {
+  const key = compilePath(template, open).tpl.regex.source;
+  let g = groups.get(key);
+  if (g === undefined) groups.set(key, (g = { templates: new Set(), routes: [], locators: [], open }));
+  g.templates.add(template);
+  return g;
+}
+
+function toRouter(groups: Groups): Router<PathEntry> {
   const router = new Router<PathEntry>();
   for (const g of groups.values()) {
     // Equivalent templates (`/users/{id}`, `/users/{uid}`) share one entry; adding each of them
     // lets the router bind every variable name a method of the group may ask for.
-    const entry = pathEntry(g.routes);
-    for (const template of g.templates) router.add(template, entry);
+    const entry = g.open ? locatorEntry(g.locators[0]!) : pathEntry(g.routes);
+    for (const template of g.templates) router.add(template, entry, g.open);
   }
   router.freeze();
-  return { router, routes };
+  return router;
+}
+
+/** Two locators on equivalent templates: the second could never be reached. */
+function checkLocators(groups: Groups, problems: ModelProblems): void {
+  for (const g of groups.values()) {
+    if (g.locators.length < 2) continue;
+    const [a, b] = g.locators as [Locator, Locator];
+    problems.error(
+      'PIPELINE_AMBIGUOUS_ROUTE',
+      `${a.info.resourceClass.name}.${a.info.methodName} and ${b.info.resourceClass.name}.${b.info.methodName} are sub-resource locators ` +
+        `on the same path ${b.info.path}: only one could ever be reached; change one path`,
+    );
+  }
+}
+
+function locatorEntry(locator: Locator): PathEntry {
+  return { methods: [], lists: [], allow: '', allowList: [], locator };
+}
+
+function makeLocator(
+  input: RouteInput,
+  scope: ClassScope,
+  methodName: string,
+  mm: MethodMeta,
+  fn: Locator['fn'],
+  path: string,
+  bindings: Map<NameBindingDecorator, unknown[]>,
+): Locator {
+  const { cls } = scope;
+  const info = new ResourceInfo(cls, methodName, '', path, bindings);
+  const compiled = compileArgs(cls, methodName, mm, info, input.converters, input.problems, path);
+  if (compiled.entity !== undefined) {
+    input.problems.error(
+      'PIPELINE_LOCATOR_ENTITY',
+      `${cls.name}.${methodName} is a sub-resource locator (@Path without an HTTP method) but takes the request entity: ` +
+        `a locator only chooses the object that handles the request; read the entity in the sub-resource's method`,
+    );
+  }
+  const models = new Map<Function, SubResourceModel>();
+  const subModel = (sub: Function, problems: ModelProblems, seen: readonly Function[]): SubResourceModel => {
+    const meta = effectiveResource(sub as Constructor);
+    if (meta === undefined || ![...meta.methods.values()].some((m) => m.meta.httpMethods.length > 0 || m.meta.path !== undefined)) {
+      problems.error(
+        'PIPELINE_NOT_A_SUB_RESOURCE',
+        `${cls.name}.${methodName} is a sub-resource locator, but ${sub.name || 'the class it returns'} has no resource method and no locator: ` +
+          `decorate its methods with @GET()/@POST()/... (and @Path for deeper paths), or return another object`,
+      );
+      return { router: toRouter(new Map()) };
+    }
+    const routes: RouteMethod[] = [];
+    const groups: Groups = new Map();
+    const subScope: ClassScope = {
+      cls: sub as Constructor,
+      meta,
+      instance: undefined,
+      located: true,
+      routerBase: undefined,
+      infoBase: path,
+      outer: bindings,
+      seen: [...seen, sub],
+    };
+    addClass({ ...input, problems }, subScope, routes, groups);
+    checkAmbiguity(routes, problems);
+    checkLocators(groups, problems);
+    return { router: toRouter(groups) };
+  };
+  const locator: Locator = {
+    info,
+    fn,
+    args: compiled.args,
+    instance: scope.instance,
+    located: scope.located,
+    resourceClass: cls,
+    models,
+    model: (sub) => {
+      const problems = new ModelProblems();
+      const model = subModel(sub, problems, []);
+      const errors = problems.list.filter((p) => p.severity === 'error');
+      if (errors.length > 0) {
+        const lines = errors.map((p) => `  [${p.code}] ${p.message}`).join('\n');
+        throw new Error(`${cls.name}.${methodName} returned a ${sub.name || 'object'} that cannot serve as a sub-resource:\n${lines}`);
+      }
+      return model;
+    },
+  };
+  // The class the locator declares it returns is built now: its problems are start-up problems.
+  const declared = Reflect.getMetadata('design:returntype', cls.prototype as object, methodName) as unknown;
+  if (
+    typeof declared === 'function' &&
+    Function.prototype.toString.call(declared).startsWith('class') && // a class of the application's, not Object or Promise
+    declared !== cls &&
+    !scope.seen.includes(declared) &&
+    scope.seen.length < MAX_LOCATOR_DEPTH
+  ) {
+    models.set(declared, subModel(declared, input.problems, scope.seen));
+  }
+  return locator;
 }
 
 function mediaTypes(list: readonly string[] | undefined, info: ResourceInfo): MediaType[] {
@@ -159,7 +308,7 @@ function pathEntry(routes: RouteMethod[]): PathEntry {
   if (allow.has('GET')) allow.add('HEAD');
   allow.add('OPTIONS');
   const allowList = [...allow].sort();
-  return { methods: [...byMethod.keys()], lists: [...byMethod.values()], allow: allowList.join(', '), allowList };
+  return { methods: [...byMethod.keys()], lists: [...byMethod.values()], allow: allowList.join(', '), allowList, locator: undefined };
 }
 
 function compileArgs(

@@ -29,7 +29,11 @@ export type ModelProblemCode =
   /** Warning: a provider is bound to a binding decorator no resource carries: it never runs. */
   | 'PIPELINE_BINDING_UNUSED'
   /** Warning: a resource carries a binding decorator no provider (or dynamic feature) uses. */
-  | 'PIPELINE_BINDING_WITHOUT_PROVIDER';
+  | 'PIPELINE_BINDING_WITHOUT_PROVIDER'
+  /** A sub-resource locator takes the request entity. */
+  | 'PIPELINE_LOCATOR_ENTITY'
+  /** The class a sub-resource locator returns has no resource method and no locator. */
+  | 'PIPELINE_NOT_A_SUB_RESOURCE';
 
 /** One start-up problem. */
 export interface ModelProblem {

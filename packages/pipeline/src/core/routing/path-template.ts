@@ -19,6 +19,11 @@ export interface CompiledTemplate {
   /** Sort key 3: variables with a non-default regex. */
   readonly customGroups: number;
   readonly isLiteral: boolean;
+  /**
+   * A sub-resource locator's template: it matches the path's beginning, and the rest (`''` or
+   * `/...`) is captured by the group at `Compiled.restIndex` (§3.7.3: the final `(/.*)?`).
+   */
+  readonly open: boolean;
 }
 
 /** A template compiled, with what the router needs to index it. */
@@ -32,6 +37,8 @@ export interface Compiled {
   readonly key: string;
   /** Shortest path the template can match (see `Bucket.minLength`). */
   readonly minLength: number;
+  /** Capture group of the unmatched rest of the path, for an open template; -1 otherwise. */
+  readonly restIndex: number;
 }
 
 const NAME = /^[A-Za-z_][A-Za-z0-9_.-]*$/;
@@ -101,8 +108,11 @@ function countGroups(re: string, template: string): number {
   }
 }
 
-/** Compiles `path` for the router (see {@link compileTemplate} for the template alone). */
-export function compilePath(path: string): Compiled {
+/**
+ * Compiles `path` for the router (see {@link compileTemplate} for the template alone); `open`
+ * compiles a sub-resource locator's template, which matches any path that begins with it.
+ */
+export function compilePath(path: string, open = false): Compiled {
   type Token = { literal: string } | { name: string; re: string | undefined };
   const tokens: Token[] = [];
   let lit = '';
@@ -185,7 +195,8 @@ export function compilePath(path: string): Compiled {
     literalChars = 1;
     source += '/';
   }
-  source += '/?$';
+  if (open) source = (template === '/' ? '^' : source) + '(/.*)?$';
+  else source += '/?$';
   let regex: RegExp;
   try {
     regex = new RegExp(source);
@@ -202,9 +213,10 @@ export function compilePath(path: string): Compiled {
     literalChars,
     groups: names.length,
     customGroups,
-    isLiteral: names.length === 0,
+    isLiteral: names.length === 0 && !open,
+    open,
   });
-  return { tpl, indices, prefix, key: encoded, minLength: literalChars + defaultGroups };
+  return { tpl, indices, prefix, key: encoded, minLength: literalChars + defaultGroups, restIndex: open ? groupIndex : -1 };
 }
 
 /**
@@ -226,10 +238,14 @@ export function compileTemplate(path: string): CompiledTemplate {
   return compilePath(path).tpl;
 }
 
-/** JAX-RS §3.7.2 order: literal characters, then groups, then custom-regex groups (all desc). */
+/**
+ * JAX-RS §3.7.2 order: literal characters, then groups, then custom-regex groups (all desc), then
+ * resource methods before sub-resource locators.
+ */
 export function compareTemplates(a: CompiledTemplate, b: CompiledTemplate): number {
   if (a.literalChars !== b.literalChars) return a.literalChars > b.literalChars ? -1 : 1;
   if (a.groups !== b.groups) return a.groups > b.groups ? -1 : 1;
   if (a.customGroups !== b.customGroups) return a.customGroups > b.customGroups ? -1 : 1;
+  if (a.open !== b.open) return a.open ? 1 : -1;
   return a.template < b.template ? -1 : a.template > b.template ? 1 : 0;
 }

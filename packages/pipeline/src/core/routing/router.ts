@@ -27,6 +27,17 @@ export class RouteMatch<T> {
   }
 }
 
+/** The match of a sub-resource locator's (open) template: what is left of the path for the sub-resource. */
+export class OpenMatch<T> extends RouteMatch<T> {
+  /** `''` or a path beginning with `/`, still percent-encoded. */
+  readonly rest: string;
+
+  constructor(values: readonly T[], names: readonly string[], args: readonly string[], rest: string) {
+    super(values, names, args);
+    this.rest = rest;
+  }
+}
+
 /** `{ name: value }` from parallel lists (names come from validated templates: never `__proto__`). */
 export function paramsObject(names: readonly string[], values: readonly string[]): Record<string, string> {
   const out: Record<string, string> = {};
@@ -54,6 +65,8 @@ interface Bucket<T> {
   readonly minLength: number;
   /** The answer for a literal template (no variables), shared by every match. */
   readonly literalMatch: RouteMatch<T>;
+  /** Capture group of the rest of the path (open templates of sub-resource locators), or -1. */
+  readonly restIndex: number;
 }
 
 /**
@@ -83,12 +96,14 @@ export class Router<T> {
 
   /**
    * Registers `value` under `template` (compiled here, so a bad template throws at start-up).
+   * `open` registers a sub-resource locator's template: it matches every path that begins with it
+   * and answers an {@link OpenMatch} with the rest (resource methods of an equal template win).
    * @throws Error after {@link freeze}, or when an equivalent template binds the same variable
    * name to a different position (e.g. `/{a}/{b}` and `/{b}/{a}`).
    */
-  add(template: string, value: T): void {
+  add(template: string, value: T, open = false): void {
     if (this.frozen) throw new Error(`Router is frozen: cannot add "${template}"`);
-    const c = compilePath(template);
+    const c = compilePath(template, open);
     const source = c.tpl.regex.source;
     let b = this.buckets.get(source);
     if (b === undefined) {
@@ -103,6 +118,7 @@ export class Router<T> {
         values,
         minLength: c.minLength,
         literalMatch: new RouteMatch(values, NO_NAMES, NO_NAMES),
+        restIndex: c.restIndex,
       };
       this.buckets.set(source, b);
     }
@@ -145,7 +161,7 @@ export class Router<T> {
     for (const b of all) {
       if (!b.tpl.isLiteral) {
         scan.push(b);
-        if (b.tpl.customGroups > 0) custom.push(b);
+        if (b.tpl.customGroups > 0 || b.tpl.open) custom.push(b);
         continue;
       }
       const shadowed = custom.some((t) => t.regex.test(b.key) || t.regex.test(b.key + '/'));
@@ -247,8 +263,15 @@ function decode(raw: string): string {
 /** The match for a bucket whose regex matched, decoding the variable values. */
 function byGroup<T>(b: Bucket<T>, m: RegExpExecArray): RouteMatch<T> {
   const { names, indices } = b;
+  if (b.restIndex >= 0) return openMatch(b, m);
   if (names.length === 0) return b.literalMatch; // a literal matched by the scan (shadowed, or with %XX)
   const args = new Array<string>(names.length);
   for (let i = 0; i < names.length; i++) args[i] = decode(m[indices[i]!] ?? '');
   return new RouteMatch(b.values, names, args);
+}
+
+function openMatch<T>(b: Bucket<T>, m: RegExpExecArray): OpenMatch<T> {
+  const { names, indices } = b;
+  const args = names.length === 0 ? NO_NAMES : names.map((_, i) => decode(m[indices[i]!] ?? ''));
+  return new OpenMatch(b.values, names, args, m[b.restIndex] ?? '');
 }

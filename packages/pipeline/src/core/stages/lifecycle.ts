@@ -4,6 +4,7 @@ import { BadRequestError, ServiceUnavailableError } from '../http/errors.js';
 import type { DeadlineSpec } from '../model/metadata.js';
 import { Exchange } from './exchange.js';
 import { match } from './match.js';
+import { locatedInstance } from './locate.js';
 import { diFailure } from '../model/model-problems.js';
 import { FORM_PROPERTY } from './params.js';
 import type { RouteMethod } from './model.js';
@@ -83,6 +84,11 @@ function afterPreMatch(ex: Exchange): Step {
   const host = ex.headers.host;
   if (host !== undefined && !isValidHost(host)) throw invalidHost();
   const automatic = match(ex);
+  if (automatic !== undefined && !(automatic instanceof Response)) return automatic.then((a) => matched(ex, a));
+  return matched(ex, automatic);
+}
+
+function matched(ex: Exchange, automatic: Response | undefined): Step {
   ex.phase = Phase.PostMatching;
   if (automatic !== undefined) return respond(ex, automatic);
   if (channels.matched.hasSubscribers) channels.matched.publish({ request: ex, resourceInfo: ex.resourceInfo });
@@ -137,7 +143,7 @@ function perRequestInstance(ex: Exchange, route: RouteMethod): object {
 }
 
 function call(ex: Exchange, route: RouteMethod, args: unknown[]): Step {
-  const instance = route.instance ?? perRequestInstance(ex, route);
+  const instance = route.instance ?? (route.located ? locatedInstance(ex) : perRequestInstance(ex, route));
   if (ex.trace !== undefined) ex.trace.push(`method:${route.info.resourceClass.name}.${route.info.methodName}`);
   if (channels.methodStart.hasSubscribers) channels.methodStart.publish({ request: ex, resourceInfo: route.info });
   let result: unknown;

@@ -2,7 +2,9 @@ import { NotAcceptableError, NotAllowedError, NotFoundError, NotSupportedError, 
 import type { MediaType } from '../http/media-type.js';
 import { compareNegotiations, consumes, negotiate, negotiateDetailed, type Negotiation } from '../http/negotiation.js';
 import type { Exchange } from './exchange.js';
-import { candidatesFor, type RouteMethod } from './model.js';
+import { candidatesFor, type PathEntry, type RouteMethod } from './model.js';
+import { locate } from './locate.js';
+import type { OpenMatch } from '../routing/router.js';
 import { Response } from '../http/response.js';
 import { truncate } from '../util/type-name.js';
 
@@ -11,7 +13,7 @@ import { truncate } from '../util/type-name.js';
  * in that order. Sets `ex.route`, `ex.pathNames`/`pathValues`, `ex.responseMediaType`; returns a response for
  * automatic OPTIONS, undefined otherwise.
  */
-export function match(ex: Exchange): Response | undefined {
+export function match(ex: Exchange): Response | undefined | Promise<Response | undefined> {
   let found;
   try {
     found = ex.rt.router.match(ex.path);
@@ -23,6 +25,12 @@ export function match(ex: Exchange): Response | undefined {
   const entry = found.values[0]!;
   ex.pathNames = found.names;
   ex.pathValues = found.args;
+  if (entry.locator !== undefined) return locate(ex, entry.locator, (found as OpenMatch<PathEntry>).rest, 0);
+  return select(ex, entry);
+}
+
+/** The method of `entry` for the request: 405 + Allow, automatic HEAD and OPTIONS, 415, 406. */
+export function select(ex: Exchange, entry: PathEntry): Response | undefined {
   let candidates = candidatesFor(entry, ex.method);
   if (candidates === undefined) {
     if (ex.method === 'HEAD') {

@@ -54,8 +54,10 @@ export interface RouteMethod extends ResponseChains {
   readonly entity: EntityParam | undefined;
   /** Has `@FormParam`s: the form body is read (as the entity) before arguments are resolved. */
   readonly form: boolean;
-  /** Shared instance, or undefined for per-request resources. */
+  /** Shared instance, or undefined for per-request resources and sub-resources. */
   readonly instance: object | undefined;
+  /** A sub-resource method: it runs on the object its locator returned for this request (locate.ts). */
+  readonly located: boolean;
   readonly resourceClass: Constructor;
   readonly fn: (...args: unknown[]) => unknown;
   /** Small cache of Accept header → negotiated type (bounded). */
@@ -81,6 +83,32 @@ export interface PathEntry {
   /** `Allow` value: the methods, plus HEAD when GET exists and OPTIONS. */
   readonly allow: string;
   readonly allowList: readonly string[];
+  /** A sub-resource locator's entry (no methods): matching continues in what it returns. */
+  readonly locator: Locator | undefined;
+}
+
+/**
+ * A sub-resource locator (Jakarta REST 3.1 §3.4.1): a method with `@Path` and no HTTP method. It
+ * runs while the request is matched; matching goes on in the object (or class) it returns.
+ */
+export interface Locator {
+  /** Its class, method and full path template; `httpMethod` is ''. */
+  readonly info: ResourceInfo;
+  readonly fn: (...args: unknown[]) => unknown;
+  readonly args: readonly ArgResolver[];
+  /** Shared instance, or undefined: per-request (resolved), or located itself (`located`). */
+  readonly instance: object | undefined;
+  readonly located: boolean;
+  readonly resourceClass: Constructor;
+  /** The model of each class the locator returned (or declares), built once. */
+  readonly models: Map<Function, SubResourceModel>;
+  /** Builds the model of a class the locator returned; throws an Error naming every problem. */
+  readonly model: (cls: Function) => SubResourceModel;
+}
+
+/** A class's resource methods and locators as a sub-resource: its templates relative to the locator's. */
+export interface SubResourceModel {
+  readonly router: import('../routing/router.js').Router<PathEntry>;
 }
 
 /** One registered exception mapper. */
