@@ -35,11 +35,14 @@ const PROBES: Record<string, { path: string; status: number }> = {
   '15-dependency-injection': { path: '/api/scope/request', status: 200 },
   '16-limits-and-shutdown': { path: '/api/limits', status: 200 },
   '17-routing': { path: '/items/42', status: 200 },
+  '18-inheritance': { path: '/cats', status: 200 },
+  '19-sub-resources': { path: '/projects/apollo/tasks/1', status: 200 },
+  '20-deadlines': { path: '/reports/quick', status: 200 },
 };
 
 /** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
 const expectAllExamples = (): void => {
-  expect(exampleDirs).toHaveLength(17);
+  expect(exampleDirs).toHaveLength(20);
   expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
 };
 

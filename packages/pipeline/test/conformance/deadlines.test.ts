@@ -112,6 +112,41 @@ describe('the request signal when the client goes away', () => {
     }
   });
 
+  it('a method that fails because the signal fired (the client left) is not logged as a bug; other failures are', async () => {
+    const entered = deferred<AbortSignal>();
+    const settled = deferred<void>();
+    @Path('/work')
+    class Work {
+      @GET() async work(@Context() signal: AbortSignal): Promise<string> {
+        entered.resolve(signal);
+        try {
+          await new Promise((_, reject) => signal.addEventListener('abort', () => reject(new Error('stopped', { cause: signal.reason }))));
+          return 'never';
+        } finally {
+          setImmediate(() => settled.resolve());
+        }
+      }
+      @GET('broken') broken(): string {
+        throw new Error('a real bug');
+      }
+    }
+    const logged: unknown[] = [];
+    const app = new Application({ resources: [Work], logger: (e) => void logged.push(e) });
+    const { port } = await app.listen(0);
+    try {
+      const socket = connect(port, '127.0.0.1');
+      await once(socket, 'connect');
+      socket.write('GET /work HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      await entered.promise;
+      socket.destroy();
+      await settled.promise;
+      expect((await app.inject({ url: '/work/broken' })).status).toBe(500);
+      expect(logged.map((e) => (e as Error).message)).toEqual(['a real bug']);
+    } finally {
+      await app.close(100);
+    }
+  });
+
   it('@Deadline refuses a non-positive time at once', () => {
     expect(() => Deadline(0)).toThrow(/positive integer/);
   });

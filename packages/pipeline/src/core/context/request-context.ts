@@ -18,6 +18,18 @@ export type Phase = (typeof Phase)[keyof typeof Phase];
 const abortControllers = new WeakMap<ContainerRequestContext, AbortController>();
 
 /**
+ * Did `error` come from the request's own signal (the client went away, or the deadline passed)?
+ * True for the signal's reason itself and for an error caused by it (`timers/promises`, `fetch`
+ * and undici reject with an AbortError whose `cause` is the reason): such a failure is expected,
+ * not a bug to log.
+ */
+export function isAbortReason(ctx: ContainerRequestContext, error: unknown): boolean {
+  const signal = abortControllers.get(ctx)?.signal;
+  if (signal === undefined || !signal.aborted) return false;
+  return error === signal.reason || (typeof error === 'object' && error !== null && (error as { cause?: unknown }).cause === signal.reason);
+}
+
+/**
  * The request as seen by filters, interceptors and resources (JAX-RS `ContainerRequestContext`).
  * One per request; every field is initialised in the constructor so V8 keeps one shape, and the
  * costly views (query, cookies, media types, properties) are built only when asked for.
@@ -107,6 +119,13 @@ export class ContainerRequestContext {
   /** Raw (percent-encoded) request path, without the query. */
   get path(): string {
     return this._path;
+  }
+  /**
+   * The application's base path (`ApplicationOptions.basePath`, e.g. `/api`), `''` without one.
+   * {@link path} includes it; resources match what follows it.
+   */
+  get basePath(): string {
+    return '';
   }
   /** Raw query string without `?` (empty when none). */
   get rawQuery(): string {

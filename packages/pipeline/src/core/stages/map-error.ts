@@ -4,6 +4,7 @@ import type { MapperEntry } from './model.js';
 import type { Constructor } from '../context/providers.js';
 import { Response } from '../http/response.js';
 import { isThenable } from '../util/thenable.js';
+import { isAbortReason } from '../context/request-context.js';
 
 /**
  * Turns an error into a response (Processing rules §4): an HTTP error carrying a response is used
@@ -59,7 +60,9 @@ export function defaultMapper(ex: Exchange, error: unknown): Response {
   const http = error instanceof WebApplicationError ? error : new InternalServerError(undefined, { cause: error });
   // Unexpected failures are logged; a 5xx the application chose to answer (503 load shedding, 507)
   // is not, unless it wraps a cause (an upstream failure, an I/O error) someone should look at.
-  if (http.status >= 500 && (http !== error || http.status === 500 || http.cause !== undefined)) ex.rt.logError(error, ex);
+  // A method that failed because the request's signal fired (the client left) is not a bug either.
+  if (http.status >= 500 && (http !== error || http.status === 500 || http.cause !== undefined) && !isAbortReason(ex, error))
+    ex.rt.logError(error, ex);
   const response = new Response(http.status, ex.rt.errorBody(http, ex));
   for (const k in http.headers) response.headers[k] = http.headers[k]!;
   return response;
