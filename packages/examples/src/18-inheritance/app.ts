@@ -39,7 +39,7 @@ export class Dogs extends CrudResource(Dog) {
   /** No decorators: the inherited `GET /dogs/{id}` route and its parameter stay; this body runs. */
   override get(id: number): Dog & { id: number } {
     const dog = super.get(id);
-    return { ...dog, name: dog.name.toUpperCase() };
+    return { id: dog.id, name: dog.name.toUpperCase() };
   }
 }
 

@@ -94,7 +94,7 @@ class Dogs extends CrudResource(Dog) {
   /** No decorators: the inherited route and parameters stay, this body runs. */
   override get(id: number): Dog | Response {
     const dog = this.items.get(id);
-    return dog === undefined ? Response.status(404).entity({ missing: id }).build() : { ...dog, name: dog.name.toUpperCase() };
+    return dog === undefined ? Response.status(404).entity({ missing: id }).build() : { name: dog.name.toUpperCase() };
   }
 }
 

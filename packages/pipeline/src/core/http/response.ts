@@ -1,4 +1,6 @@
+import type { CacheControl } from './cache-control.js';
 import { headerName } from './header-name.js';
+import type { NewCookie } from './new-cookie.js';
 
 /** Outgoing headers: lower-case names, as passed to `ServerResponse.writeHead`. */
 export type OutgoingHeaders = Record<string, string | number | string[]>;
@@ -84,6 +86,29 @@ export class Response {
   static noContent(): ResponseBuilder {
     return new ResponseBuilder(204);
   }
+  /**
+   * 304 Not Modified (RFC 9110 §15.4.5), with `ETag` when a tag is given. The pipeline never sends
+   * a body or its Content-Type/Content-Length with a 304; it keeps Cache-Control, Content-Location,
+   * Date, ETag, Expires, Vary and Last-Modified.
+   * @example
+   * return Response.notModified(tag).cacheControl(new CacheControl({ maxAge: 60 })).build();
+   */
+  static notModified(tag?: EntityTagLike | string): ResponseBuilder {
+    const b = new ResponseBuilder(304);
+    return tag === undefined ? b : b.tag(tag);
+  }
+  /** 303 See Other with `Location` (RFC 9110 §15.4.4): the client GETs `location` (after a POST, say). */
+  static seeOther(location: string): ResponseBuilder {
+    return new ResponseBuilder(303).location(location);
+  }
+  /** 307 Temporary Redirect with `Location` (RFC 9110 §15.4.8): same method and body, this time. */
+  static temporaryRedirect(location: string): ResponseBuilder {
+    return new ResponseBuilder(307).location(location);
+  }
+  /** 308 Permanent Redirect with `Location` (RFC 9110 §15.4.9): same method and body, from now on. */
+  static permanentRedirect(location: string): ResponseBuilder {
+    return new ResponseBuilder(308).location(location);
+  }
   static notFound(): ResponseBuilder {
     return new ResponseBuilder(404);
   }
@@ -125,15 +150,76 @@ export class ResponseBuilder {
     this.r.addHeader(name, value);
     return this;
   }
+  /** Sets `Location` (a URI reference, relative ones allowed: RFC 9110 §10.2.2). */
   location(uri: string): this {
-    return this.header('location', uri);
+    return this.header('location', headerValue('location', uri));
+  }
+  /** Sets `Content-Location` (RFC 9110 §8.7): the URI of the representation in this response. */
+  contentLocation(uri: string): this {
+    return this.header('content-location', headerValue('contentLocation', uri));
+  }
+  /**
+   * Sets `ETag` (RFC 9110 §8.8.3; JAX-RS `tag`): an `EntityTag`, or a string, which is the opaque
+   * value of a strong tag (`'v7'` gives `"v7"`) unless it is already a tag (`'W/"v7"'`).
+   * `undefined` removes it.
+   * @example
+   * Response.ok(user).tag(new EntityTag(String(user.version)))
+   */
+  tag(tag: EntityTagLike | string | undefined): this {
+    if (tag === undefined) return this.header('etag', undefined);
+    if (typeof tag !== 'string') return this.header('etag', tag.toString());
+    if (TAG.test(tag)) return this.header('etag', tag);
+    if (!ETAGC.test(tag))
+      throw new TypeError(`ResponseBuilder.tag: an entity tag may not contain '"', spaces or controls: ${JSON.stringify(tag)}`);
+    return this.header('etag', `"${tag}"`);
+  }
+  /** Sets `Last-Modified` (RFC 9110 §8.8.2) from a Date; `undefined` removes it. */
+  lastModified(date: Date | undefined): this {
+    return this.header('last-modified', date === undefined ? undefined : httpDate('lastModified', date));
+  }
+  /** Sets `Expires` (RFC 9111 §5.3) from a Date; `undefined` removes it. `Cache-Control: max-age` wins over it. */
+  expires(date: Date | undefined): this {
+    return this.header('expires', date === undefined ? undefined : httpDate('expires', date));
+  }
+  /**
+   * Sets `Cache-Control` (RFC 9111 §5.2; JAX-RS `cacheControl`); `undefined` removes it.
+   * @example
+   * Response.ok(doc).cacheControl(new CacheControl({ maxAge: 300, public: true }))
+   */
+  cacheControl(cacheControl: CacheControl | undefined): this {
+    return this.header('cache-control', cacheControl === undefined ? undefined : cacheControl.toString());
+  }
+  /** Sets `Allow` (RFC 9110 §10.2.1) to these methods (an empty list says none is allowed). */
+  allow(...methods: string[]): this {
+    for (const m of methods) {
+      if (!TOKEN.test(m)) throw new TypeError(`ResponseBuilder.allow: ${JSON.stringify(m)} is not a method name (a token)`);
+    }
+    return this.header('allow', [...new Set(methods)].join(', '));
+  }
+  /** Sets `Content-Language` (RFC 9110 §8.5), e.g. `'en'`, `'de-CH'`; `undefined` removes it. */
+  language(language: string | undefined): this {
+    return this.header('content-language', language === undefined ? undefined : headerValue('language', language));
+  }
+  /**
+   * Sets `Content-Encoding` (RFC 9110 §8.4) of an entity that is already encoded (the gzip
+   * interceptor then leaves it alone); `undefined` removes it.
+   */
+  encoding(encoding: string | undefined): this {
+    return this.header('content-encoding', encoding === undefined ? undefined : headerValue('encoding', encoding));
   }
   /** Sets `Content-Type`. */
   type(mediaType: string): this {
     return this.header('content-type', mediaType);
   }
-  cookie(serialized: string): this {
-    return this.addHeader('set-cookie', serialized);
+  /**
+   * Adds `Set-Cookie` headers (RFC 6265 §4.1), one per cookie: a `NewCookie`, or a string already
+   * in the header's form.
+   * @example
+   * Response.ok().cookie(new NewCookie('sid', id, { httpOnly: true, secure: true, sameSite: 'Lax' }))
+   */
+  cookie(...cookies: ReadonlyArray<NewCookie | string>): this {
+    for (const c of cookies) this.addHeader('set-cookie', typeof c === 'string' ? headerValue('cookie', c) : c.toString());
+    return this;
   }
   /** Adds `Link` header values (RFC 8288), one per link. */
   links(...links: ReadonlyArray<{ toString(): string }>): this {
@@ -143,4 +229,30 @@ export class ResponseBuilder {
   build(): Response {
     return this.r;
   }
+}
+
+/** An entity tag as the builder takes it (`EntityTag`, whose module builds responses, so it is not imported here). */
+export interface EntityTagLike {
+  /** The header form: `"v"` or `W/"v"`. */
+  toString(): string;
+}
+
+/** `etagc` of RFC 9110 §8.8.3, and a whole tag (the same rules as `EntityTag`). */
+const ETAGC = /^[\x21\x23-\x7e\x80-\xff]*$/;
+const TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
+/** `token` of RFC 9110 §5.6.2 (a method name). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/** `value`, refused when it holds a CR, LF or other control (a header-injection attempt or a bug). */
+function headerValue(member: string, value: string): string {
+  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) {
+    throw new TypeError(`ResponseBuilder.${member}: the value may not contain control characters: ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** An IMF-fixdate (RFC 9110 §5.6.7) of a valid Date. */
+function httpDate(member: string, date: Date): string {
+  if (!(date instanceof Date) || Number.isNaN(date.getTime())) throw new TypeError(`ResponseBuilder.${member}: needs a valid Date`);
+  return date.toUTCString();
 }

@@ -25,7 +25,8 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
   const noBody = noBodyStatus(status);
   if (body === undefined || noBody) {
     if (body instanceof Readable) body.destroy();
-    if (!noBody && headers['content-length'] === undefined) headers['content-length'] = 0;
+    if (status === 304) dropBodyHeaders(headers);
+    else if (!noBody && headers['content-length'] === undefined) headers['content-length'] = 0;
     res.writeHead(status, headers);
     res.end();
     ex.rt.finish(ex, status);
@@ -40,6 +41,16 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
     return;
   }
   return sendStream(ex, response, body);
+}
+
+/**
+ * A 304 stands for a representation it does not carry (RFC 9110 §15.4.5): the headers that describe
+ * the body bytes go; Cache-Control, Content-Location, Date, ETag, Expires, Vary and Last-Modified stay.
+ */
+function dropBodyHeaders(headers: Response['headers']): void {
+  delete headers['content-length'];
+  delete headers['content-type'];
+  delete headers['content-encoding'];
 }
 
 /**

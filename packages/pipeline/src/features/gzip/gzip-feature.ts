@@ -1,14 +1,17 @@
 import type { Feature, FeatureContext } from '../../core/context/providers.js';
 import { GzipReaderInterceptor, type GzipReaderOptions } from './gzip-reader-interceptor.js';
+import { GzipTagFilter } from './gzip-tag-filter.js';
 import { GzipWriterInterceptor, type GzipWriterOptions } from './gzip-writer-interceptor.js';
 
 /** Options of {@link GzipFeature}: those of both interceptors. */
 export type GzipFeatureOptions = GzipWriterOptions & GzipReaderOptions;
 
 /**
- * gzip in both directions: registers a {@link GzipWriterInterceptor} (compresses responses) and
- * a {@link GzipReaderInterceptor} (decodes `Content-Encoding: gzip` requests, bomb-safe).
- * Options are validated here, when the application is built.
+ * gzip in both directions: registers a {@link GzipWriterInterceptor} (compresses responses), a
+ * {@link GzipReaderInterceptor} (decodes `Content-Encoding: gzip` requests, bomb-safe) and a
+ * pre-matching {@link GzipTagFilter} (a compressed response's ETag is the identity tag plus
+ * `-gzip`; the filter removes the suffix from `If-Match` / `If-None-Match`, so preconditions
+ * compare identity tags). Options are validated here, when the application is built.
  *
  * @example
  * new Application({ providers: [new GzipFeature({ threshold: 2048, maxDecodedBytes: 1 << 22 })] });
@@ -16,6 +19,7 @@ export type GzipFeatureOptions = GzipWriterOptions & GzipReaderOptions;
 export class GzipFeature implements Feature {
   private readonly writer: GzipWriterInterceptor;
   private readonly reader: GzipReaderInterceptor;
+  private readonly tags = new GzipTagFilter();
 
   constructor(options: GzipFeatureOptions = {}) {
     const { threshold, level, mediaTypes, maxDecodedBytes } = options;
@@ -24,6 +28,6 @@ export class GzipFeature implements Feature {
   }
 
   setup(context: FeatureContext): void {
-    context.register(this.writer).register(this.reader);
+    context.register(this.writer).register(this.reader).register(this.tags);
   }
 }

@@ -42,11 +42,19 @@ export function isCompressibleMediaType(mt: MediaType): boolean {
  * a string or bytes become one gzip Buffer (zlib's async API, so the length is known and the
  * body leaves in one write); a stream is piped through `createGzip()`.
  *
- * Skipped for 204/304 (no body), 206 or `Content-Range` (the ranges would refer to the other
+ * Skipped for 204 (no body), 206 or `Content-Range` (the ranges would refer to the other
  * coding), a response that already has a `Content-Encoding`, and non-compressible types. Every
  * response that is eligible by type gets `Vary: Accept-Encoding`, compressed or not (too small,
  * client refused), because a cache must not serve one client's variant to another.
  * HEAD is treated like GET so that its headers (and Content-Length) match what GET would send.
+ *
+ * The gzip bytes are a different representation from the identity bytes (RFC 9110 §8.8.1), so
+ * the `ETag` of a compressed response gets a `-gzip` suffix inside the quotes (`"v1"` becomes
+ * `"v1-gzip"`, `W/"v1"` becomes `W/"v1-gzip"`): the tag stays strong, and `If-Match` keeps
+ * working because `GzipFeature` also registers a `GzipTagFilter`, which removes the
+ * suffix from `If-Match` / `If-None-Match` before the resource compares tags. A 304 that still
+ * carries the body it stands for (the `ETagFeature` leaves it there) gets the same `Vary` and
+ * suffix as the 200 would have (RFC 9110 §15.4.5), and no coding.
  *
  * @example
  * app.register(new GzipWriterInterceptor({ threshold: 2048, level: 6 }));
@@ -76,7 +84,7 @@ export class GzipWriterInterceptor implements WriterInterceptor {
     if (body === undefined) return;
     const headers = ctx.headers;
     const status = ctx.response.status;
-    if (status === 204 || status === 304 || status === 206 || headers['content-range'] !== undefined) return;
+    if (status === 204 || status === 206 || headers['content-range'] !== undefined) return;
     if (hasContentCoding(headers) || !this.compressible(ctx.mediaType)) return;
 
     appendVary(headers, 'Accept-Encoding');
@@ -84,9 +92,11 @@ export class GzipWriterInterceptor implements WriterInterceptor {
     const isStream = typeof body !== 'string' && !(body instanceof Uint8Array);
     if (!isStream && byteLengthBelow(body, this.threshold)) return;
 
+    suffixEtag(headers);
+    // A 304 sends no body (see send.ts): it only needs the validator of the variant it stands for.
+    if (status === 304) return;
     headers['content-encoding'] = 'gzip';
     delete headers['content-length'];
-    weakenEtag(headers);
     ctx.body = isStream
       ? // pipeline(): an error on either side destroys both (the source stops producing) and
         // reaches the returned gzip stream, whose consumer (the response pipe) sees it; the
@@ -113,11 +123,15 @@ function byteLengthBelow(body: string | Uint8Array, threshold: number): boolean 
   return Buffer.byteLength(body, 'utf8') < threshold;
 }
 
+/** The suffix the compressed variant's entity tag gets inside the quotes. */
+export const GZIP_TAG_SUFFIX = '-gzip';
+
 /**
  * A strong ETag names exact bytes; the gzip bytes differ from the identity bytes (RFC 9110
- * §8.8.1), so the compressed variant keeps only a weak validator, as nginx does.
+ * §8.8.1), so the compressed variant gets its own tag, `"v1-gzip"` (as Apache's mod_deflate
+ * does); weak tags get the suffix too. A value that is not a tag is left alone.
  */
-function weakenEtag(headers: OutgoingHeaders): void {
+function suffixEtag(headers: OutgoingHeaders): void {
   const etag = headers.etag;
-  if (typeof etag === 'string' && etag.startsWith('"')) headers.etag = `W/${etag}`;
+  if (typeof etag === 'string' && /^(?:W\/)?"[^"]*"$/.test(etag)) headers.etag = `${etag.slice(0, -1)}${GZIP_TAG_SUFFIX}"`;
 }

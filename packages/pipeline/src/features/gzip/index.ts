@@ -3,5 +3,6 @@ export { GzipFeature } from './gzip-feature.js';
 export type { GzipFeatureOptions } from './gzip-feature.js';
 export { GzipErrorCode, GzipReaderInterceptor, gunzipBody } from './gzip-reader-interceptor.js';
 export type { GzipReaderOptions } from './gzip-reader-interceptor.js';
-export { GzipWriterInterceptor, isCompressibleMediaType } from './gzip-writer-interceptor.js';
+export { GZIP_TAG_SUFFIX, GzipWriterInterceptor, isCompressibleMediaType } from './gzip-writer-interceptor.js';
+export { GzipTagFilter } from './gzip-tag-filter.js';
 export type { GzipWriterOptions } from './gzip-writer-interceptor.js';

@@ -10,7 +10,13 @@ import { Priorities } from '../../../src/core/util/priorities.js';
 import type { Body, FeatureContext, WriterInterceptorContext } from '../../../src/core/context/providers.js';
 import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
 import { Response, type OutgoingHeaders } from '../../../src/core/http/response.js';
-import { GzipFeature, GzipReaderInterceptor, GzipWriterInterceptor, isCompressibleMediaType } from '../../../src/features/gzip/index.js';
+import {
+  GzipFeature,
+  GzipReaderInterceptor,
+  GzipTagFilter,
+  GzipWriterInterceptor,
+  isCompressibleMediaType,
+} from '../../../src/features/gzip/index.js';
 
 const gunzipAsync = promisify(gunzip);
 
@@ -207,13 +213,34 @@ describe('GzipWriterInterceptor', () => {
     expect(again.headers.vary).toBe('origin, accept-encoding');
   });
 
-  it('weakens a strong ETag on the compressed variant and keeps a weak one', async () => {
+  it('gives the compressed variant its own tag: -gzip inside the quotes, strong stays strong, weak stays weak', async () => {
     const strong = writeCtx({ body: big, acceptEncoding: 'gzip', headers: { etag: '"v1"' } });
     await new GzipWriterInterceptor().aroundWriteTo(strong);
-    expect(strong.headers.etag).toBe('W/"v1"');
+    expect(strong.headers.etag).toBe('"v1-gzip"');
     const weak = writeCtx({ body: big, acceptEncoding: 'gzip', headers: { etag: 'W/"v1"' } });
     await new GzipWriterInterceptor().aroundWriteTo(weak);
-    expect(weak.headers.etag).toBe('W/"v1"');
+    expect(weak.headers.etag).toBe('W/"v1-gzip"');
+    const odd = writeCtx({ body: big, acceptEncoding: 'gzip', headers: { etag: 'not-a-tag' } });
+    await new GzipWriterInterceptor().aroundWriteTo(odd);
+    expect(odd.headers.etag).toBe('not-a-tag');
+  });
+
+  it('keeps the identity tag when the body is not compressed (client refuses gzip, or too small)', async () => {
+    const refused = writeCtx({ body: big, acceptEncoding: 'identity', headers: { etag: '"v1"' } });
+    await new GzipWriterInterceptor().aroundWriteTo(refused);
+    expect(refused.headers.etag).toBe('"v1"');
+    const small = writeCtx({ body: 'tiny', acceptEncoding: 'gzip', headers: { etag: '"v1"' } });
+    await new GzipWriterInterceptor().aroundWriteTo(small);
+    expect(small.headers.etag).toBe('"v1"');
+  });
+
+  it('a 304 still carrying the body it stands for gets the gzip tag and Vary, but no coding', async () => {
+    const ctx = writeCtx({ body: big, acceptEncoding: 'gzip', status: 304, headers: { etag: '"v1"' } });
+    await new GzipWriterInterceptor().aroundWriteTo(ctx);
+    expect(ctx.headers.etag).toBe('"v1-gzip"');
+    expect(ctx.headers.vary).toBe('Accept-Encoding');
+    expect(ctx.headers['content-encoding']).toBeUndefined();
+    expect(ctx.body).toBe(big);
   });
 
   it('sets the same headers for HEAD as for GET', async () => {
@@ -297,7 +324,8 @@ describe('GzipFeature', () => {
       },
     };
     new GzipFeature({ threshold: 0, maxDecodedBytes: 10 }).setup(context);
-    expect(registered).toHaveLength(2);
+    expect(registered).toHaveLength(3);
+    expect(registered.some((p) => p instanceof GzipTagFilter)).toBe(true);
     const writer = registered.find((p) => p instanceof GzipWriterInterceptor) as GzipWriterInterceptor;
     expect(registered.some((p) => p instanceof GzipReaderInterceptor)).toBe(true);
     const ctx = writeCtx({ body: 'tiny', acceptEncoding: 'gzip' });
@@ -308,5 +336,41 @@ describe('GzipFeature', () => {
   it('validates options when constructed', () => {
     expect(() => new GzipFeature({ maxDecodedBytes: -1 })).toThrow(RangeError);
     expect(() => new GzipFeature({ level: 42 })).toThrow(RangeError);
+  });
+});
+
+describe('GzipTagFilter', () => {
+  const request = (headers: Record<string, string>): ContainerRequestContext =>
+    new ContainerRequestContext({ headers } as unknown as IncomingMessage, {} as ServerResponse, 'GET', '/x', '', false);
+
+  it('is a pre-matching filter', () => {
+    expect(findClassMeta(GzipTagFilter)?.preMatching).toBe(true);
+  });
+
+  it('removes the -gzip suffix from the tags of If-Match and If-None-Match, weak or strong, and keeps the rest', () => {
+    const ctx = request({ 'if-match': '"a-gzip", "b"', 'if-none-match': 'W/"c-gzip", "d-gzip-gzip", "e-gzipped"' });
+    new GzipTagFilter().filterRequest(ctx);
+    expect(ctx.getHeader('if-match')).toBe('"a", "b"');
+    expect(ctx.getHeader('if-none-match')).toBe('W/"c", "d-gzip", "e-gzipped"');
+  });
+
+  it('leaves requests without suffixed tags, and *, untouched', () => {
+    const raw = { 'if-none-match': '*', 'if-match': '"plain"' };
+    const ctx = request(raw);
+    new GzipTagFilter().filterRequest(ctx);
+    expect(ctx.headers).toBe(ctx.raw.headers);
+  });
+
+  it('gives an entity-less 304 the gzip tag and Vary when the client echoed the gzip variant', () => {
+    const echoed = request({ 'if-none-match': '"v1-gzip"' });
+    const r = new Response(304, undefined, { etag: '"v1"' });
+    new GzipTagFilter().filterResponse(echoed, r);
+    expect([r.headers.etag, r.headers.vary]).toEqual(['"v1-gzip"', 'Accept-Encoding']);
+    const identity = new Response(304, undefined, { etag: '"v1"' });
+    new GzipTagFilter().filterResponse(request({ 'if-none-match': '"v1"' }), identity);
+    expect([identity.headers.etag, identity.headers.vary]).toEqual(['"v1"', undefined]);
+    const ok = new Response(200, undefined, { etag: '"v1"' });
+    new GzipTagFilter().filterResponse(echoed, ok);
+    expect(ok.headers.etag).toBe('"v1"');
   });
 });
