@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compareTemplates, compileTemplate, joinPaths } from '../../src/core/routing/path-template.js';
-import { Router } from '../../src/core/routing/router.js';
+import { OpenMatch, Router } from '../../src/core/routing/router.js';
 
 function router(...templates: string[]): Router<string> {
   const r = new Router<string>();
@@ -342,5 +342,47 @@ describe('Router', () => {
       const expected = r.templates.find((t) => t.regex.test(path))?.template;
       expect(winner(r, path), path).toBe(expected);
     }
+  });
+});
+
+describe('Router: open templates (sub-resource locators)', () => {
+  const open = (...pairs: Array<[string, boolean]>): Router<string> => {
+    const r = new Router<string>();
+    for (const [t, isOpen] of pairs) r.add(t, `${isOpen ? 'locator' : 'method'} ${t}`, isOpen);
+    r.freeze();
+    return r;
+  };
+
+  it('match the beginning of a path and hand over the rest, still encoded', () => {
+    const r = open(['/shops/{shop}', true]);
+    const m = r.match('/shops/acme/items/7%2F8') as OpenMatch<string>;
+    expect(m).toBeInstanceOf(OpenMatch);
+    expect(m.params).toEqual({ shop: 'acme' });
+    expect(m.rest).toBe('/items/7%2F8');
+    expect((r.match('/shops/acme') as OpenMatch<string>).rest).toBe('');
+    expect((r.match('/shops/acme/') as OpenMatch<string>).rest).toBe('/');
+    expect(r.match('/shopsx/acme')).toBeUndefined();
+    expect(r.match('/shops')).toBeUndefined();
+  });
+
+  it('a literal open template and the root', () => {
+    expect((open(['/a', true]).match('/a/b') as OpenMatch<string>).rest).toBe('/b');
+    expect(open(['/a', true]).match('/ab')).toBeUndefined();
+    expect((open(['/', true]).match('/x/y') as OpenMatch<string>).rest).toBe('/x/y');
+  });
+
+  it('a resource method beats a locator of an equal template; a longer template beats both', () => {
+    const r = open(['/t/{x}', true], ['/t/{x}', false], ['/t/{x}/special', false]);
+    expect(winner(r, '/t/1')).toBe('method /t/{x}');
+    expect(winner(r, '/t/1/')).toBe('method /t/{x}');
+    expect(winner(r, '/t/1/more')).toBe('locator /t/{x}');
+    expect(winner(r, '/t/1/special')).toBe('method /t/{x}/special');
+  });
+
+  it('a literal method template stays on the fast path and is not shadowed by a locator', () => {
+    const r = open(['/items', true], ['/items', false], ['/items/all', false]);
+    expect(winner(r, '/items')).toBe('method /items');
+    expect(winner(r, '/items/all')).toBe('method /items/all');
+    expect(winner(r, '/items/other')).toBe('locator /items');
   });
 });
