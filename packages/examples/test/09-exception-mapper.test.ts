@@ -62,7 +62,7 @@ describe('09 ExceptionMapper: domain errors mapped by nearest type', () => {
   it('a validation error is a 400 from the built-in mapping, not a domain error', async () => {
     const r = await withdraw('alice', -5);
     expect(r.status).toBe(400);
-    expect(r.json()).toMatchObject({ code: 'PIPE_VALIDATION', errors: [{ field: 'amount', message: 'must be greater than 0' }] });
+    expect(r.json()).toMatchObject({ code: 'PIPE_VALIDATION', errors: [{ field: 'body.amount', message: 'must be greater than 0' }] });
   });
 
   it('in-process: the same mapping', async () => {

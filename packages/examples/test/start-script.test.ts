@@ -39,11 +39,13 @@ const PROBES: Record<string, { path: string; status: number }> = {
   '19-sub-resources': { path: '/projects/apollo/tasks/1', status: 200 },
   '20-deadlines': { path: '/reports/quick', status: 200 },
   '21-conditional-requests': { path: '/docs/readme', status: 200 },
+  '22-parameter-objects': { path: '/shops/7/products', status: 200 },
+  '23-links-and-uris': { path: '/api/books/1', status: 200 },
 };
 
 /** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
 const expectAllExamples = (): void => {
-  expect(exampleDirs).toHaveLength(21);
+  expect(exampleDirs).toHaveLength(23);
   expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
 };
 

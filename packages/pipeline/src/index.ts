@@ -66,6 +66,7 @@ export type { ErrorBodyFactory, ErrorLogger } from './core/stages/runtime.js';
 export { ANONYMOUS, SecurityContext } from './core/context/security-context.js';
 export type { Principal } from './core/context/security-context.js';
 export { UriInfo } from './core/context/uri-info.js';
+export { UriBuilder } from './core/model/uri-builder.js';
 export { ModelValidationError } from './core/model/model-problems.js';
 export { EntityTag, evaluatePreconditions } from './core/http/entity-tag.js';
 export { Link } from './core/http/link.js';
@@ -76,7 +77,8 @@ export type { ModelProblem, ModelProblemCode } from './core/model/model-problems
 export { NameBinding } from './decorators/binding.js';
 export type { NameBindingDecorator } from './decorators/binding.js';
 export { Context, CookieParam, DefaultValue, Entity, FormParam, HeaderParam, PathParam, QueryParam } from './decorators/params.js';
-export type { ParamOptions } from './decorators/params.js';
+export { BeanParam } from './decorators/params.js';
+export type { ParamDecorator, ParamOptions } from './decorators/params.js';
 export { MapsError, PreMatching, Priority, Provider, ResolvesContext } from './decorators/provider.js';
 export {
   Consumes,

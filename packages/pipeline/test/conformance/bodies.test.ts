@@ -437,11 +437,11 @@ describe.each(TRANSPORTS)('bodies (%s)', (transport) => {
       }
     });
 
-    it('a Response keeps its status and headers', async () => {
-      const r = await send('/b/response');
+    it('a Response keeps its status and headers (its relative Location resolved against the base URI)', async () => {
+      const r = await send({ url: '/b/response', headers: { host: 'h.example' } });
       expect(r.status).toBe(201);
       expect(r.headers['x-custom']).toBe('yes');
-      expect(r.headers.location).toBe('/b/1');
+      expect(r.headers.location).toBe('http://h.example/b/1');
       expect(r.json()).toEqual({ id: 1 });
     });
 

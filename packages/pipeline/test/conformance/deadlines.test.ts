@@ -115,7 +115,7 @@ describe('the request signal when the client goes away', () => {
   it('a method that fails because the signal fired (the client left) is not logged as a bug; other failures are', async () => {
     const entered = deferred<AbortSignal>();
     const settled = deferred<void>();
-    @Path('/work')
+    @Path('/task')
     class Work {
       @GET() async work(@Context() signal: AbortSignal): Promise<string> {
         entered.resolve(signal);
@@ -136,11 +136,11 @@ describe('the request signal when the client goes away', () => {
     try {
       const socket = connect(port, '127.0.0.1');
       await once(socket, 'connect');
-      socket.write('GET /work HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
+      socket.write('GET /task HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
       await entered.promise;
       socket.destroy();
       await settled.promise;
-      expect((await app.inject({ url: '/work/broken' })).status).toBe(500);
+      expect((await app.inject({ url: '/task/broken' })).status).toBe(500);
       expect(logged.map((e) => (e as Error).message)).toEqual(['a real bug']);
     } finally {
       await app.close(100);

@@ -25,6 +25,9 @@ import {
 } from '../../src/index.js';
 import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
+/** A relative Location is resolved against the base URI over the socket (Host: 127.0.0.1:port); in-process there is no Host. */
+const local = (v: unknown): unknown => (typeof v === 'string' ? v.replace(/^http:\/\/127\.0\.0\.1:\d+(?=\/)/, '') : v);
+
 const gunzipAsync = promisify(gunzip);
 const MAX = 4096;
 const big = 'x'.repeat(MAX + 1);
@@ -139,7 +142,7 @@ describe.each(TRANSPORTS)('ETagFeature (%s)', (transport) => {
     const r = await send({ url: '/t/cached', headers: { 'if-none-match': tag } });
     expect(r.status).toBe(304);
     expect(r.headers['cache-control']).toBe('max-age=60');
-    expect(r.headers['content-location']).toBe('/t/cached.json');
+    expect(local(r.headers['content-location'])).toBe('/t/cached.json');
     expect(r.headers['last-modified']).toBe('Thu, 01 Jan 2026 00:00:00 GMT');
     expect(r.body.length).toBe(0);
   });

@@ -9,6 +9,9 @@ import { Application, CacheControl, EntityTag, GET, NewCookie, Path, PathParam, 
 import { rawRoundTrip, splitResponse } from '../helpers/raw-socket.js';
 import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 
+/** A relative Location is resolved against the base URI over the socket (Host: 127.0.0.1:port); in-process there is no Host. */
+const local = (v: unknown): unknown => (typeof v === 'string' ? v.replace(/^http:\/\/127\.0\.0\.1:\d+(?=\/)/, '') : v);
+
 const WHEN = new Date('2026-03-04T05:06:07Z');
 const LATER = new Date('2026-03-05T05:06:07Z');
 
@@ -120,7 +123,7 @@ describe.each(TRANSPORTS)('ResponseBuilder headers (%s)', (transport) => {
   ])('GET %s sets %s', async (url, header, value) => {
     const r = await send(url);
     expect(r.status).toBe(200);
-    expect(r.headers[header]).toBe(value);
+    expect(local(r.headers[header])).toBe(value);
   });
 
   it('cookie() adds one Set-Cookie per NewCookie or string', async () => {
@@ -135,7 +138,7 @@ describe.each(TRANSPORTS)('ResponseBuilder headers (%s)', (transport) => {
   ])('the %s redirect is %i with Location', async (kind, status, location) => {
     const r = await send(`/b/redirect/${kind}`);
     expect(r.status).toBe(status);
-    expect(r.headers.location).toBe(location);
+    expect(local(r.headers.location)).toBe(location);
   });
 
   it('Response.notModified: 304 keeps ETag, Cache-Control, Content-Location, Expires, Last-Modified, Vary; no Content-Type/Length, no body', async () => {
@@ -143,7 +146,7 @@ describe.each(TRANSPORTS)('ResponseBuilder headers (%s)', (transport) => {
     expect(r.status).toBe(304);
     expect(r.headers.etag).toBe('"nm1"');
     expect(r.headers['cache-control']).toBe('public, max-age=30');
-    expect(r.headers['content-location']).toBe('/b/doc.json');
+    expect(local(r.headers['content-location'])).toBe('/b/doc.json');
     expect(r.headers.expires).toBe('Thu, 05 Mar 2026 05:06:07 GMT');
     expect(r.headers['last-modified']).toBe('Wed, 04 Mar 2026 05:06:07 GMT');
     expect(r.headers.vary).toBe('Accept');

@@ -11,6 +11,7 @@ import {
   ContainerRequestContext,
   Entity,
   GET,
+  Min,
   ModelValidationError,
   NameBinding,
   Path,
@@ -91,6 +92,9 @@ class Shops {
   @Path('async/{shop}') async later(@PathParam('shop') name: string): Promise<Shop> {
     await Promise.resolve();
     return new Shop(`later-${name}`);
+  }
+  @Path('numbered/{n}') numbered(@PathParam('n') @Min(1) _n: number): Counter {
+    return new Counter();
   }
   @Path('class') byClass(): typeof Counter {
     return Counter;
@@ -176,6 +180,13 @@ describe.each(TRANSPORTS)('sub-resource locators (%s)', (transport) => {
 
   it('a locator on an equal template still takes the longer paths', async () => {
     expect((await send('/tie/x/items/2')).json()).toMatchObject({ shop: 'x', id: 2 });
+  });
+
+  it("constraints on a locator's parameters are checked before it runs: 400 naming the parameter", async () => {
+    expect((await send('/shops/numbered/2')).json()).toEqual({ n: 1 });
+    const bad = await send('/shops/numbered/0');
+    expect(bad.status).toBe(400);
+    expect(bad.text).toContain('path.n');
   });
 
   it('an async locator is awaited', async () => {

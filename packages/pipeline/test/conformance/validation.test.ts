@@ -150,13 +150,13 @@ describe.each(TRANSPORTS)('validation (%s)', (transport) => {
     expect(r.status).toBe(400);
     const body = r.json();
     expect(body).toMatchObject({ status: 400, code: 'PIPE_VALIDATION' });
-    expect(body.message).toMatch(/^Validation failed: email .*\(and 4 more\)$/);
+    expect(body.message).toMatch(/^Validation failed: body\.email .*\(and 4 more\)$/);
     expect(fields(r)).toEqual([
-      { field: 'email', message: 'must be a well-formed email address' },
-      { field: 'name', message: 'size must be between 2 and 20' },
-      { field: 'age', message: 'must be less than or equal to 130' },
-      { field: 'address.city', message: 'must not be blank' },
-      { field: 'items[1].qty', message: 'must be greater than or equal to 1' },
+      { field: 'body.email', message: 'must be a well-formed email address' },
+      { field: 'body.name', message: 'size must be between 2 and 20' },
+      { field: 'body.age', message: 'must be less than or equal to 130' },
+      { field: 'body.address.city', message: 'must not be blank' },
+      { field: 'body.items[1].qty', message: 'must be greater than or equal to 1' },
     ]);
     expect(methodCalls).toBe(0);
   });
@@ -175,40 +175,40 @@ describe.each(TRANSPORTS)('validation (%s)', (transport) => {
     });
     expect(r.status).toBe(400);
     expect(fields(r)).toEqual([
-      { field: 'email', message: 'must be a well-formed email address' },
-      { field: 'name', message: 'must not be blank' },
-      { field: 'name', message: 'size must be between 2 and 20' },
-      { field: 'age', message: 'must be an integer' },
-      { field: 'age', message: 'must be greater than or equal to 18' },
-      { field: 'ref', message: 'must match "ORD-\\d+"' },
-      { field: 'address.city', message: 'must not be blank' },
-      { field: 'address.zip', message: 'must be 5 digits' },
-      { field: 'items[1].sku', message: 'must not be blank' },
-      { field: 'items[1].qty', message: 'must be greater than or equal to 1' },
+      { field: 'body.email', message: 'must be a well-formed email address' },
+      { field: 'body.name', message: 'must not be blank' },
+      { field: 'body.name', message: 'size must be between 2 and 20' },
+      { field: 'body.age', message: 'must be an integer' },
+      { field: 'body.age', message: 'must be greater than or equal to 18' },
+      { field: 'body.ref', message: 'must match "ORD-\\d+"' },
+      { field: 'body.address.city', message: 'must not be blank' },
+      { field: 'body.address.zip', message: 'must be 5 digits' },
+      { field: 'body.items[1].sku', message: 'must not be blank' },
+      { field: 'body.items[1].qty', message: 'must be greater than or equal to 1' },
     ]);
   });
 
   it('missing required fields, wrong shapes and too many elements', async () => {
     expect(fields(await post({}))).toEqual([
-      { field: 'email', message: 'must not be null' },
-      { field: 'name', message: 'must not be blank' },
+      { field: 'body.email', message: 'must not be null' },
+      { field: 'body.name', message: 'must not be blank' },
     ]);
     expect(
       fields(await post({ ...valid, age: '36', address: 'London', items: [valid.items[0], valid.items[0], valid.items[0], 5] })),
     ).toEqual([
-      { field: 'age', message: 'must be a finite number' },
-      { field: 'address', message: 'must be an object' },
-      { field: 'items', message: 'size must be between 1 and 3' },
-      { field: 'items[3]', message: 'must be an object' },
+      { field: 'body.age', message: 'must be a finite number' },
+      { field: 'body.address', message: 'must be an object' },
+      { field: 'body.items', message: 'size must be between 1 and 3' },
+      { field: 'body.items[3]', message: 'must be an object' },
     ]);
-    expect(fields(await post([valid]))).toEqual([{ field: '', message: 'must be an object' }]);
+    expect(fields(await post([valid]))).toEqual([{ field: 'body', message: 'must be an object' }]);
   });
 
   it('runs after every request filter (even one at priority 9000) and the reader interceptors, before the method', async () => {
     const r = await post({ ...valid, ref: 'bad' });
     expect(r.status).toBe(400);
     expect(r.headers['x-trail']).toBe('filter-1000,filter-9000,reader-interceptor');
-    expect(fields(r)).toEqual([{ field: 'ref', message: 'must match "ORD-\\d+"' }]);
+    expect(fields(r)).toEqual([{ field: 'body.ref', message: 'must match "ORD-\\d+"' }]);
     expect(methodCalls).toBe(0);
     // Validation checks the value the interceptors produced.
     const fixed = await post({ ...valid, ref: 'bad' }, { 'x-fill-ref': '1' });
@@ -230,6 +230,6 @@ describe.each(TRANSPORTS)('validation (%s)', (transport) => {
     expect(absent.json()).toEqual({ absent: true });
     const present = await send({ method: 'PUT', url: '/orders', headers: { 'content-type': 'application/json' }, body: '{"name":"Al"}' });
     expect(present.status).toBe(400);
-    expect(fields(present)).toEqual([{ field: 'email', message: 'must not be null' }]);
+    expect(fields(present)).toEqual([{ field: 'body.email', message: 'must not be null' }]);
   });
 });

@@ -9,6 +9,7 @@ import { injectable } from 'tsyringe';
 import { describe, expect, it } from 'vitest';
 import {
   Application,
+  BeanParam,
   Consumes,
   GET,
   ModelValidationError,
@@ -17,6 +18,7 @@ import {
   PathParam,
   POST,
   Produces,
+  QueryParam,
   type ContainerRequestContext,
   type ModelProblem,
   type ModelProblemCode,
@@ -171,6 +173,86 @@ describe('build() refuses', () => {
     }
     const codes = problemsOf(new Application({ resources: [Nothing, Typo], providers: [Nothing], logger: quiet })).map(([c]) => c);
     expect(codes.sort()).toEqual(['PIPELINE_NOT_A_PROVIDER', 'PIPELINE_NOT_A_RESOURCE', 'PIPELINE_UNKNOWN_PATH_PARAM']);
+  });
+});
+
+describe('build() refuses a @BeanParam it cannot fill', () => {
+  it('a class without decorated fields, an interface type, a class containing itself, a constructor taking arguments', () => {
+    class Empty {
+      page = 1;
+    }
+    interface Shape {
+      page: number;
+    }
+    class Loop {
+      @QueryParam('q') q?: string;
+      @BeanParam() self!: Loop;
+    }
+    class NeedsArgs {
+      @QueryParam('q') q?: string;
+      constructor(readonly base: string) {}
+    }
+    @Path('/beans')
+    class Beans {
+      @GET('empty') empty(@BeanParam() b: Empty): string {
+        return typeof b;
+      }
+      @GET('shape') shape(@BeanParam() b: Shape): string {
+        return typeof b;
+      }
+      @GET('loop') loop(@BeanParam() b: Loop): string {
+        return typeof b;
+      }
+      @GET('args') args(@BeanParam() b: NeedsArgs): string {
+        return typeof b;
+      }
+    }
+    const problems = problemsOf(new Application({ resources: [Beans], logger: quiet }));
+    expect(problems.map(([c]) => c)).toEqual([
+      'PIPELINE_BEAN_PARAM_INVALID',
+      'PIPELINE_BEAN_PARAM_INVALID',
+      'PIPELINE_BEAN_PARAM_INVALID',
+      'PIPELINE_BEAN_PARAM_INVALID',
+    ]);
+    const [empty, shape, loop, args] = problems.map(([, m]) => m);
+    expect(empty).toMatch(/^Empty, the @BeanParam of Beans\.empty \(argument 0\), has no field with @QueryParam/);
+    expect(shape).toMatch(/^Beans\.shape \(argument 0\) is declared as Object, not a @BeanParam class: .*@BeanParam\(Type\)/);
+    expect(loop).toMatch(/nests Loop inside itself \(Loop → Loop\)/);
+    expect(args).toMatch(
+      /^NeedsArgs, the @BeanParam of Beans\.args \(argument 0\), has a constructor taking 1 parameter\(s\).*new NeedsArgs\(\)/,
+    );
+  });
+
+  it('a field naming no path variable, and a field without a type (no emitted metadata)', () => {
+    class ByPath {
+      @PathParam('userid') id!: string;
+    }
+    class Untyped {
+      q?: string;
+    }
+    // As tsx or esbuild compile it: the decorator runs, but no `design:type` is recorded.
+    QueryParam('q')(Untyped.prototype, 'q');
+    @Path('/users/{userId}')
+    class Users {
+      @GET() get(@BeanParam() p: ByPath): string {
+        return p.id;
+      }
+      @GET('search') search(@BeanParam() u: Untyped): string {
+        return String(u.q);
+      }
+    }
+    expect(problemsOf(new Application({ resources: [Users], logger: quiet }))).toEqual([
+      [
+        'PIPELINE_UNKNOWN_PATH_PARAM',
+        expect.stringMatching(
+          /^ByPath\.id \(@BeanParam of Users\.get\): @PathParam\('userid'\) names no variable of its path '\/users\/\{userId\}' \(variables: userId\)/,
+        ),
+      ],
+      [
+        'PIPELINE_BEAN_FIELD_UNTYPED',
+        expect.stringMatching(/^Untyped\.q \(@BeanParam of Users\.search\) has no declared type.*emitDecoratorMetadata/),
+      ],
+    ]);
   });
 });
 

@@ -14,5 +14,17 @@ export const serviceErrorBody: ErrorBodyFactory = (error: WebApplicationError, r
   error: error instanceof InvalidTokenError ? 'invalid_token' : error.reason,
   message: error.expose ? error.message : error.reason,
   path: request.path,
-  errors: Array.isArray(error.details) ? error.details : [],
+  errors: Array.isArray(error.details) ? error.details.map(plainField) : [],
 });
+
+/**
+ * The pipeline names a violation by where it came from (`body.email`, `query.size`); the service's
+ * errors name the input alone (`email`, `size`), as its own validation of users always has.
+ */
+function plainField(item: unknown): unknown {
+  if (typeof item !== 'object' || item === null) return item;
+  const field = (item as { field?: unknown }).field;
+  if (typeof field !== 'string') return item;
+  const plain = field.replace(/^(?:body|query|path|header|cookie|form)(?:\.|(?=\[)|$)/, '');
+  return plain === field ? item : { ...item, field: plain };
+}

@@ -1,10 +1,12 @@
-import { compileValidator, validateOrThrow } from '../../features/validation/index.js';
+import { compileValidator, validateEntityOrThrow } from '../../features/validation/index.js';
 import { effectiveResource, type DeadlineSpec, type EffectiveResource, type MethodMeta } from '../model/metadata.js';
 import { parseMediaType, type MediaType } from '../http/media-type.js';
 import type { EntityParam, Locator, PathEntry, RouteMethod, SubResourceModel } from '../stages/model.js';
 import { ModelProblems } from '../model/model-problems.js';
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import { compileParam } from '../stages/params.js';
+import { compileBeanParam, type BeanScope } from '../stages/bean-params.js';
+import { compileArgumentsValidator, type ArgumentShape } from '../../features/validation/arguments.js';
 import { compilePath, compileTemplate, joinPaths } from '../routing/path-template.js';
 import { descending, instances, withMethod, type ProviderEntry, type RegistrationOptions } from '../model/provider-entry.js';
 import type {
@@ -246,6 +248,7 @@ function makeLocator(
     info,
     fn,
     args: compiled.args,
+    validate: compiled.validate,
     instance: scope.instance,
     located: scope.located,
     resourceClass: cls,
@@ -319,12 +322,14 @@ function compileArgs(
   converters: readonly ParamConverterProvider[],
   problems: ModelProblems,
   path: string,
-): Pick<RouteMethod, 'args' | 'entity'> & { form: boolean } {
+): Pick<RouteMethod, 'args' | 'entity' | 'validate'> & { form: boolean } {
   const declared = Reflect.getMetadata('design:paramtypes', cls.prototype as object, methodName) as TypeToken[] | undefined;
   const designTypes = declared ?? [];
   const fn = (cls.prototype as Record<string, (...a: unknown[]) => unknown>)[methodName]!;
   const where = `${cls.name}.${methodName}`;
-  if (declared === undefined && (fn.length > 0 || mm.params.length > 0) && info.httpMethod === mm.httpMethods[0]) {
+  // Reported once per method (not per HTTP method it answers); locators have none.
+  const report = mm.httpMethods.length === 0 || info.httpMethod === mm.httpMethods[0];
+  if (declared === undefined && (fn.length > 0 || mm.params.length > 0) && report) {
     problems.error(
       'PIPELINE_NO_DESIGN_TYPES',
       `${where} has parameters but no decorator metadata (design:paramtypes), so they would arrive unconverted and entities unvalidated: ` +
@@ -333,7 +338,7 @@ function compileArgs(
   }
   const variables = compileTemplate(path).names;
   for (const p of mm.params) {
-    if (p?.source === 'path' && p.name !== undefined && !variables.includes(p.name) && info.httpMethod === mm.httpMethods[0]) {
+    if (p?.source === 'path' && p.name !== undefined && !variables.includes(p.name) && report) {
       problems.error(
         'PIPELINE_UNKNOWN_PATH_PARAM',
         `${where}: @PathParam('${p.name}') names no variable of its path '${path}'${variables.length > 0 ? ` (variables: ${variables.join(', ')})` : ''}: fix the name or the template`,
@@ -344,8 +349,26 @@ function compileArgs(
   const args = [];
   let entity: EntityParam | undefined;
   let form = false;
+  // What the VALIDATION slot checks: constraints on parameters, @BeanParam fields, the entity.
+  const shapes: ArgumentShape[] = [];
+  const beans: BeanScope = {
+    info,
+    providers: converters,
+    problems,
+    variables,
+    path,
+    where,
+    report,
+  };
   for (let i = 0; i < count; i++) {
     const p = mm.params[i] ?? {};
+    if (p.source === 'bean') {
+      const bean = compileBeanParam(p.type ?? designTypes[i], beans, `${where} (argument ${i})`);
+      if (bean.plan?.form === true) form = true;
+      shapes.push({ index: i, source: 'bean', name: undefined, bean: bean.plan });
+      args.push(bean.resolve);
+      continue;
+    }
     if (p.source === undefined || p.source === 'entity') {
       if (entity !== undefined) throw new Error(`${cls.name}.${methodName} has more than one entity parameter (JAX-RS allows one)`);
       if (info.httpMethod === 'GET' || info.httpMethod === 'HEAD') {
@@ -360,20 +383,25 @@ function compileArgs(
         index: i,
         type,
         optional: p.optional === true,
-        validate: validator === undefined ? undefined : (v: unknown) => validateOrThrow(validator, v),
+        validate: validator === undefined ? undefined : (v: unknown) => validateEntityOrThrow(validator, v),
       };
+      shapes.push({ index: i, source: 'entity', name: undefined, entity: validator });
       args.push(() => undefined);
       continue;
     }
     if (p.source === 'form') form = true;
+    shapes.push({ index: i, source: p.source, name: p.name });
     args.push(compileParam(p, designTypes[i], info, converters));
   }
+  // With constraints on parameters, one check reports theirs and the entity's together.
+  const validate = compileArgumentsValidator(cls, methodName, shapes);
+  if (validate !== undefined && entity !== undefined) entity = { ...entity, validate: undefined };
   if (form && entity !== undefined) throw new Error(`${cls.name}.${methodName} mixes @FormParam and an entity parameter`);
   if (form) {
     // @FormParam values come from the form body, read once as the method's (optional) entity.
     entity = { index: -1, type: URLSearchParams, optional: true, validate: undefined };
   }
-  return { args, entity, form };
+  return { args, entity, form, validate };
 }
 
 /** Media types as compared for ambiguity: none declared means any. */

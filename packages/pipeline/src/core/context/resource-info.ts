@@ -18,7 +18,10 @@ export class ResourceInfo {
     readonly resourceClass: Constructor,
     readonly methodName: string,
     readonly httpMethod: string,
-    /** Full path template, e.g. `/api/users/{id}`. */
+    /**
+     * Full path template (class and method `@Path`), e.g. `/users/{id}`: relative to the
+     * application's base path (`ApplicationOptions.basePath`), which it never includes.
+     */
     readonly path: string,
     /** Binding decorators found on the method and its class, with their arguments (method wins). */
     readonly bindings: ReadonlyMap<NameBindingDecorator, readonly unknown[]>,

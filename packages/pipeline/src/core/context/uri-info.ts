@@ -1,6 +1,7 @@
 import { BadRequestError } from '../http/errors.js';
 import { lastValueMemo } from '../util/memo.js';
 import type { ContainerRequestContext } from './request-context.js';
+import { UriBuilder } from './uri-builder.js';
 
 /**
  * uri-host [":" port] (RFC 3986 §3.2.2-3.2.3): an IP literal (IPv6 with an optional `%25` zone,
@@ -42,18 +43,50 @@ export class UriInfo {
   get queryParameters(): URLSearchParams {
     return this.ctx.query;
   }
-  /** The matched template, e.g. `/api/users/{id}`. */
+  /**
+   * The matched template, e.g. `/users/{id}`: relative to the application's base path
+   * (`ApplicationOptions.basePath`), like `ResourceInfo.path`.
+   */
   get matchedTemplate(): string | undefined {
     return this.ctx.resourceInfo?.path;
   }
-  /** Absolute base URI from the Host header (for `Location` values), e.g. `http://127.0.0.1:8080`. */
+  /**
+   * Absolute base URI of the application from the Host header, including the application's base
+   * path (`ApplicationOptions.basePath`) and without a trailing `/`: `http://127.0.0.1:8080`, or
+   * `http://127.0.0.1:8080/api` with `basePath: '/api'` (Jakarta REST 3.1 §5.3.1 `getBaseUri`).
+   * @throws BadRequestError (400) for an invalid Host header: never a `Location` built from one.
+   */
   get baseUri(): string {
+    return `${requestScheme(this.ctx)}://${this.authority()}${this.ctx.basePath}`;
+  }
+  /**
+   * A {@link UriBuilder} seeded with {@link baseUri} (Jakarta REST `getBaseUriBuilder`).
+   * @example Response.created(uri.baseUriBuilder().path(UserResource).path(UserResource, 'get').build(user.id))
+   */
+  baseUriBuilder(): UriBuilder {
+    return UriBuilder.fromRequest(requestScheme(this.ctx), this.authority(), this.ctx.basePath);
+  }
+  /** A {@link UriBuilder} seeded with the absolute request URI, query included (`getRequestUriBuilder`). */
+  requestUriBuilder(): UriBuilder {
+    return UriBuilder.fromRequest(requestScheme(this.ctx), this.authority(), this.ctx.path, this.ctx.rawQuery);
+  }
+  /** A {@link UriBuilder} seeded with the absolute request path, without the query (`getAbsolutePathBuilder`). */
+  absolutePathBuilder(): UriBuilder {
+    return UriBuilder.fromRequest(requestScheme(this.ctx), this.authority(), this.ctx.path);
+  }
+
+  /** The Host header, `localhost` without one. */
+  private authority(): string {
     const host = this.ctx.getHeader('host') ?? 'localhost';
     // Refused before matching (lifecycle.ts), after pre-matching filters had their say; checked
     // again for a pre-matching filter or an error mapper that asks before (or for) that 400:
     // never build a Location from an invalid Host.
     if (!isValidHost(host)) throw invalidHost();
-    const secure = (this.ctx.raw.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
-    return `${secure ? 'https' : 'http'}://${host}`;
+    return host;
   }
+}
+
+/** `https` on a TLS socket, `http` otherwise. */
+export function requestScheme(ctx: ContainerRequestContext): 'http' | 'https' {
+  return (ctx.raw.socket as { encrypted?: boolean } | undefined)?.encrypted === true ? 'https' : 'http';
 }

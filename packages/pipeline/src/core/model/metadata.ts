@@ -1,8 +1,8 @@
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import type { Constructor, TypeToken } from '../context/providers.js';
 
-/** Where a resource-method parameter comes from. */
-export type ParamSource = 'path' | 'query' | 'header' | 'cookie' | 'form' | 'context' | 'entity';
+/** Where a resource-method parameter comes from (`bean`: a `@BeanParam` object built from its fields). */
+export type ParamSource = 'path' | 'query' | 'header' | 'cookie' | 'form' | 'context' | 'entity' | 'bean';
 
 /** Everything the decorators record about one parameter; merged as decorators apply. */
 export interface ParamMeta {

@@ -20,6 +20,10 @@ export type ModelProblemCode =
   | 'PIPELINE_AMBIGUOUS_ROUTE'
   /** A `@PathParam` names no variable of its method's path template. */
   | 'PIPELINE_UNKNOWN_PATH_PARAM'
+  /** A `@BeanParam` class cannot be built or has nothing to set (no decorated field, nested in a cycle...). */
+  | 'PIPELINE_BEAN_PARAM_INVALID'
+  /** A field of a `@BeanParam` class has no `design:type` and no explicit type. */
+  | 'PIPELINE_BEAN_FIELD_UNTYPED'
   /** The container could not build a resource or provider. */
   | 'PIPELINE_DI_FAILED'
   /** An ExceptionMapper without the error type it maps. */

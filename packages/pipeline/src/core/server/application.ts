@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../context/resource-info.js';
+import { validateBasePath } from '../context/base-path.js';
 import { defaultProviders } from '../../providers/index.js';
 import { JsonOptions } from '../../providers/json.js';
 import { buildModel, type Registration, type RegistrationOptions } from '../build/build.js';
@@ -47,6 +48,17 @@ export interface ApplicationOptions {
   onWarning?: (warning: ModelProblem) => void;
   /** Deadline (ms) of every resource method without `@Deadline` (see {@link Deadline}). Default: none. */
   deadline?: number;
+  /**
+   * The application's base path, like Jakarta REST 3.1 §2.3.2 `@ApplicationPath`: `'/api'` serves
+   * `@Path('/users')` at `/api/users`. Requests outside it (segment-wise: `/api` covers `/api` and
+   * `/api/x`, not `/apix`) are 404. `UriInfo.path` stays the full request path and
+   * `UriInfo.baseUri` includes the base path, while `ResourceInfo.path`, `UriInfo.matchedTemplate`
+   * and {@link Application.routes} stay relative to it. Relative `Location` and `Content-Location`
+   * values are resolved against `scheme://host/api/`. Must start with `/`, end without one, and
+   * hold no template variables, `?` or `#` (checked here, at construction). Default: none (the root).
+   * @example new Application({ basePath: '/api', resources: [UserResource] })
+   */
+  basePath?: string;
 }
 
 const defaultOnWarning = (w: ModelProblem): void => {
@@ -85,9 +97,11 @@ export class Application {
   private sockets: Set<Socket> = new Set();
   private closing: Promise<CloseResult> | undefined;
   readonly limits: PipelineLimits;
+  private readonly basePath: string | undefined;
 
   constructor(options: ApplicationOptions = {}) {
     this.options = options;
+    this.basePath = validateBasePath(options.basePath);
     this.limits = resolveLimits(options.limits);
     this.container = options.container ?? rootContainer.createChildContainer();
     // Marked, so build() can say that an entry of `resources` is not a resource class.
@@ -151,6 +165,7 @@ export class Application {
       errorBody: this.options.errorBody ?? defaultErrorBody,
       logError,
       tracing: this.options.tracing === true,
+      basePath: this.basePath,
       state,
       finish(ex: Exchange, status: number): void {
         if (ex.done) return;

@@ -43,4 +43,9 @@ export class Exchange extends ContainerRequestContext {
     this.badTarget = false;
     this.startTime = channels.finish.hasSubscribers ? performance.now() : -1;
   }
+
+  /** The application's base path: read from the runtime, no field per request. */
+  override get basePath(): string {
+    return this.rt.basePath ?? '';
+  }
 }

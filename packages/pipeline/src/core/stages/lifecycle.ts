@@ -108,13 +108,20 @@ function invoke(ex: Exchange): Step {
   if (channels.filtered.hasSubscribers) channels.filtered.publish({ request: ex });
   const route = ex.route!;
   const entity = route.entity;
-  if (entity === undefined) return call(ex, route, resolveArgs(ex, route));
+  if (entity === undefined) {
+    const args = resolveArgs(ex, route);
+    // VALIDATION slot (constraints on parameters): after every request filter, before the method.
+    if (route.validate !== undefined) validateArgs(ex, route.validate, args);
+    return call(ex, route, args);
+  }
   // Parameters convert before the entity is read (Processing rules §1), except form fields.
   const args = route.form ? undefined : resolveArgs(ex, route);
   return readEntity(ex, entity, route.readerInterceptors).then((value) => {
     if (route.form) {
       ex.setProperty(FORM_PROPERTY, value ?? new URLSearchParams());
-      return call(ex, route, resolveArgs(ex, route));
+      const formArgs = resolveArgs(ex, route);
+      if (route.validate !== undefined) validateArgs(ex, route.validate, formArgs);
+      return call(ex, route, formArgs);
     }
     // VALIDATION slot: after every request filter and the reader, before the method.
     if (entity.validate !== undefined && value !== undefined) {
@@ -122,8 +129,15 @@ function invoke(ex: Exchange): Step {
       entity.validate(value);
     }
     args![entity.index] = value;
+    if (route.validate !== undefined) validateArgs(ex, route.validate, args!);
     return call(ex, route, args!);
   });
+}
+
+/** Parameter, `@BeanParam` field and entity constraints together: one 400 lists every violation. */
+function validateArgs(ex: Exchange, validate: (args: readonly unknown[]) => void, args: unknown[]): void {
+  if (ex.trace !== undefined) ex.trace.push('validation');
+  validate(args);
 }
 
 function resolveArgs(ex: Exchange, route: RouteMethod): unknown[] {

@@ -32,6 +32,7 @@ export function locate(ex: Exchange, locator: Locator, rest: string, depth: numb
   const resolvers = locator.args;
   const args = new Array<unknown>(resolvers.length);
   for (let i = 0; i < resolvers.length; i++) args[i] = resolvers[i]!(ex);
+  if (locator.validate !== undefined) locator.validate(args);
   const self = locator.instance ?? (locator.located ? locatedInstance(ex) : resolve(ex, locator.resourceClass, 'a resource'));
   if (ex.trace !== undefined) ex.trace.push(`locator:${locator.info.resourceClass.name}.${locator.info.methodName}`);
   const result = locator.fn.apply(self, args);

@@ -7,6 +7,7 @@ import { locate } from './locate.js';
 import type { OpenMatch } from '../routing/router.js';
 import { Response } from '../http/response.js';
 import { truncate } from '../util/type-name.js';
+import { pathUnderBase } from '../context/base-path.js';
 
 /**
  * Request matching (JAX-RS 3.7): path → method (405 + Allow) → Content-Type (415) → Accept (406),
@@ -15,8 +16,10 @@ import { truncate } from '../util/type-name.js';
  */
 export function match(ex: Exchange): Response | undefined | Promise<Response | undefined> {
   let found;
+  // ApplicationOptions.basePath: resources match the path below it; outside it is a 404.
+  const path = ex.rt.basePath === undefined ? ex.path : pathUnderBase(ex.path, ex.rt.basePath);
   try {
-    found = ex.rt.router.match(ex.path);
+    found = path === undefined ? undefined : ex.rt.router.match(path);
   } catch (e) {
     if (e instanceof URIError) throw new BadRequestError('Malformed percent-encoding in the request path');
     throw e;

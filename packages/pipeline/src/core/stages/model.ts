@@ -54,6 +54,12 @@ export interface RouteMethod extends ResponseChains {
   readonly entity: EntityParam | undefined;
   /** Has `@FormParam`s: the form body is read (as the entity) before arguments are resolved. */
   readonly form: boolean;
+  /**
+   * Constraints on parameters and `@BeanParam` fields (the entity's included, whose own `validate`
+   * is then undefined), checked in the VALIDATION slot; throws one 400 listing every violation.
+   * Undefined when no parameter is constrained.
+   */
+  readonly validate: ((args: readonly unknown[]) => void) | undefined;
   /** Shared instance, or undefined for per-request resources and sub-resources. */
   readonly instance: object | undefined;
   /** A sub-resource method: it runs on the object its locator returned for this request (locate.ts). */
@@ -96,6 +102,8 @@ export interface Locator {
   readonly info: ResourceInfo;
   readonly fn: (...args: unknown[]) => unknown;
   readonly args: readonly ArgResolver[];
+  /** Constraints on its parameters (`@Min` on a `@PathParam`, a `@BeanParam`'s fields), or undefined. */
+  readonly validate: ((args: readonly unknown[]) => void) | undefined;
   /** Shared instance, or undefined: per-request (resolved), or located itself (`located`). */
   readonly instance: object | undefined;
   readonly located: boolean;

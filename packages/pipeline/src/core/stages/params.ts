@@ -18,13 +18,15 @@ type Convert = (raw: string) => unknown;
  * Compiles one non-entity parameter into a resolver, at start-up (Processing rules §6): a
  * ParamConverterProvider that answers wins, then built-in conversion by declared type; defaults are
  * converted here so a bad `@DefaultValue` fails at start-up. Conversion failures are 400 for every
- * source (our documented choice; JAX-RS says 404 for path/query).
+ * source (our documented choice; JAX-RS says 404 for path/query). `where` names the parameter's
+ * declaration in start-up errors (default: the resource method; a `@BeanParam` field names its class).
  */
 export function compileParam(
   meta: ParamMeta,
   designType: TypeToken | undefined,
   info: ResourceInfo,
   providers: readonly ParamConverterProvider[],
+  where = `${info.resourceClass.name}.${info.methodName}`,
 ): ArgResolver {
   const source = meta.source!;
   if (source === 'context') return contextResolver(meta.type ?? designType);
@@ -40,7 +42,7 @@ export function compileParam(
       fallback = isArray ? [convert(meta.defaultValue)] : convert(meta.defaultValue);
     } catch (e) {
       throw new Error(
-        `@DefaultValue('${meta.defaultValue}') of ${source} parameter '${name}' in ${info.resourceClass.name}.${info.methodName} does not convert: ${(e as Error).message}`,
+        `@DefaultValue('${meta.defaultValue}') of ${source} parameter '${name}' in ${where} does not convert: ${(e as Error).message}`,
       );
     }
   }

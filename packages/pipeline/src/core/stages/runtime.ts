@@ -28,6 +28,8 @@ export interface Runtime {
   readonly errorBody: ErrorBodyFactory;
   readonly logError: ErrorLogger;
   readonly tracing: boolean;
+  /** `ApplicationOptions.basePath` (validated: `/api`), or undefined: resources match below it. */
+  readonly basePath?: string | undefined;
   readonly state: { inflight: number; closing: boolean; onIdle: (() => void) | undefined };
   /** Called when an exchange is finished (diagnostics, accounting). */
   finish(ex: Exchange, status: number): void;

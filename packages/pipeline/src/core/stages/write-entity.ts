@@ -12,6 +12,7 @@ import { isThenable, type Step } from '../util/thenable.js';
 import { send } from './send.js';
 import { typeName } from '../util/type-name.js';
 import { appendVary } from '../http/vary.js';
+import { resolveLocations } from './location.js';
 
 /**
  * Writes the response: writer interceptors (ascending) around the MessageBodyWriter, which is
@@ -22,6 +23,8 @@ export function writeResponse(ex: Exchange, response: Response, interceptors: re
   // Accept chose this route (or its @Produces type) at matching: README decision 14.
   const route = ex.route;
   if (route !== undefined && route.variesByAccept) appendVary(response.headers, 'Accept');
+  const headers = response.headers;
+  if (headers.location !== undefined || headers['content-location'] !== undefined) resolveLocations(ex, headers);
   if (!response.hasEntity()) return send(ex, response, undefined);
   const type = typeOf(response);
   if (interceptors.length === 0) {

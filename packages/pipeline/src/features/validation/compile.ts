@@ -136,31 +136,47 @@ function validateObject(ct: CompiledType, obj: object, path: string, depth: numb
   for (let i = 0; i < fields.length; i++) {
     const f = fields[i]!;
     const v = !ownOnly || Object.hasOwn(record, f.key) ? record[f.key] : undefined;
-    const cs = f.constraints;
-    const start = out.length;
     // A nested value of the wrong shape gets one precise message from validateNested ("must be an
     // array") instead of an extra, vaguer type message from Size ("must be a string or an array").
     const shapeReported = f.nested !== undefined && v !== undefined && v !== null && !shapeFits(f.nested, v);
-    for (let j = 0; j < cs.length; j++) {
-      const c = cs[j]!;
-      let message: string;
-      if (v === undefined || v === null) {
-        if (c.nullPasses || c.isValid(v)) continue;
-        message = c.message;
-      } else if (c.accepts !== undefined && !c.accepts(v)) {
-        message = c.typeMessage;
-        // Min + Max + IsInt on a string would say "must be a finite number" three times.
-        if (shapeReported || hasMessage(out, start, message)) continue;
-      } else if (c.isValid(v)) {
-        continue;
-      } else {
-        message = c.message;
-      }
-      out.push(violation(join(path, f.key), message, v));
-    }
+    checkConstraints(f.constraints, v, path, f.key, shapeReported, out);
     if (f.nested !== undefined && v !== undefined && v !== null) {
       validateNested(f.nested, v, join(path, f.key), depth, out);
     }
+  }
+}
+
+/**
+ * Runs the constraints of one value, appending a violation per failed constraint under the field
+ * `path.key` (joined only when one fails). Null and undefined meet only the constraints that do not
+ * let them pass (NotNull, NotBlank); a value of the wrong type gets the constraint's type message,
+ * once, instead of its message.
+ */
+export function checkConstraints(
+  cs: readonly ConstraintDef[],
+  v: unknown,
+  path: string,
+  key: string,
+  shapeReported: boolean,
+  out: Violation[],
+): void {
+  const start = out.length;
+  for (let j = 0; j < cs.length; j++) {
+    const c = cs[j]!;
+    let message: string;
+    if (v === undefined || v === null) {
+      if (c.nullPasses || c.isValid(v)) continue;
+      message = c.message;
+    } else if (c.accepts !== undefined && !c.accepts(v)) {
+      message = c.typeMessage;
+      // Min + Max + IsInt on a string would say "must be a finite number" three times.
+      if (shapeReported || hasMessage(out, start, message)) continue;
+    } else if (c.isValid(v)) {
+      continue;
+    } else {
+      message = c.message;
+    }
+    out.push(violation(join(path, key), message, v));
   }
 }
 

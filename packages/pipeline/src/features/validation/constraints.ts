@@ -62,21 +62,63 @@ function rulesFor(target: object, key: string | symbol, decorator: string): Prop
   return rules;
 }
 
-/** Builds a property decorator adding one constraint. */
-export function constraint(def: ConstraintDef): PropertyDecorator {
-  return (target, key) => {
-    // Legacy decorators on one property apply bottom-up; unshift keeps source order for messages.
-    rulesFor(target, key, def.kind).constraints.unshift(def);
+/**
+ * A constraint decorator: on a property of an entity or `@BeanParam` class, or on a parameter of
+ * a resource method (checked in the VALIDATION slot, Bean Validation 2.0 §5.1.2 method constraints).
+ */
+export type ConstraintDecorator = PropertyDecorator & ParameterDecorator;
+
+// Method parameter constraints, keyed by constructor, then method name; one list per parameter index.
+const paramStore = new WeakMap<object, Map<string, ConstraintDef[][]>>();
+
+/**
+ * The constraints on the parameters of `method`, from the nearest class of `cls`'s chain that
+ * declares any (by parameter index; holes for parameters without constraints).
+ */
+export function paramRules(cls: Function, method: string): ReadonlyArray<readonly ConstraintDef[] | undefined> | undefined {
+  for (let c: unknown = cls; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    const list = paramStore.get(c)?.get(method);
+    if (list !== undefined) return list;
+  }
+  return undefined;
+}
+
+function paramConstraints(target: object, key: string | symbol | undefined, index: number): ConstraintDef[] {
+  const ctor = typeof target === 'function' ? target : (target as { constructor: object }).constructor;
+  let methods = paramStore.get(ctor);
+  if (methods === undefined) {
+    methods = new Map();
+    paramStore.set(ctor, methods);
+  }
+  const name = String(key);
+  let params = methods.get(name);
+  if (params === undefined) {
+    params = [];
+    methods.set(name, params);
+  }
+  return (params[index] ??= []);
+}
+
+/** Builds the decorator adding one constraint to a property or a method parameter. */
+export function constraint(def: ConstraintDef): ConstraintDecorator {
+  return (target: object, key: string | symbol | undefined, index?: number): void => {
+    // Legacy decorators on one property or parameter apply bottom-up; unshift keeps source order for messages.
+    if (typeof index === 'number') paramConstraints(target, key, index).unshift(def);
+    else rulesFor(target, key!, def.kind).constraints.unshift(def);
   };
 }
 
-/** Builds the property decorator of `Valid()`. */
-export function nested(explicit: Constructor | undefined): PropertyDecorator {
+/**
+ * Builds the decorator of `Valid()`. On a method parameter it changes nothing: the entity is always
+ * validated with its class's constraints, and `@BeanParam` fields are checked where they are declared.
+ */
+export function nested(explicit: Constructor | undefined): ConstraintDecorator {
   if (explicit !== undefined && typeof explicit !== 'function') {
     throw new TypeError('@Valid(Type) needs a class');
   }
-  return (target, key) => {
-    rulesFor(target, key, 'Valid').nested = { explicit };
+  return (target: object, key: string | symbol | undefined, index?: number): void => {
+    if (typeof index === 'number') return;
+    rulesFor(target, key!, 'Valid').nested = { explicit };
   };
 }
 

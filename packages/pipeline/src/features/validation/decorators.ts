@@ -2,14 +2,24 @@
 // when this module is imported without the package root (TypeScript's emit skips metadata otherwise).
 import 'reflect-metadata';
 import type { Constructor } from '../../core/context/providers.js';
-import { codePointLength, constraint, customMessage, isNumeric, isSized, isString, nested, type ConstraintOptions } from './constraints.js';
+import {
+  codePointLength,
+  constraint,
+  customMessage,
+  isNumeric,
+  isSized,
+  isString,
+  nested,
+  type ConstraintDecorator,
+  type ConstraintOptions,
+} from './constraints.js';
 
 /**
  * The value must be present: neither `undefined` (missing key) nor `null`.
  * @example
  * class CreateUser { \@NotNull() email!: string; }
  */
-export function NotNull(options?: ConstraintOptions): PropertyDecorator {
+export function NotNull(options?: ConstraintOptions): ConstraintDecorator {
   return constraint({
     kind: 'NotNull',
     nullPasses: false,
@@ -25,7 +35,7 @@ export function NotNull(options?: ConstraintOptions): PropertyDecorator {
  * @example
  * class CreateUser { \@NotBlank() lastName!: string; }
  */
-export function NotBlank(options?: ConstraintOptions): PropertyDecorator {
+export function NotBlank(options?: ConstraintOptions): ConstraintDecorator {
   const message = customMessage(options, 'NotBlank') ?? 'must not be blank';
   return constraint({
     // null/undefined never reach `accepts` (see compile.ts): they are blank, not a type error.
@@ -49,7 +59,7 @@ export interface SizeOptions extends ConstraintOptions {
  * @example
  * class CreateUser { \@Size({ min: 2, max: 50 }) firstName!: string; }
  */
-export function Size(options: SizeOptions): PropertyDecorator {
+export function Size(options: SizeOptions): ConstraintDecorator {
   const { min, max } = options;
   for (const [name, b] of [
     ['min', min],
@@ -94,7 +104,7 @@ export interface BoundOptions extends ConstraintOptions {
   exclusive?: boolean;
 }
 
-function bound(kind: 'Min' | 'Max', n: number, options: BoundOptions | undefined): PropertyDecorator {
+function bound(kind: 'Min' | 'Max', n: number, options: BoundOptions | undefined): ConstraintDecorator {
   if (typeof n !== 'number' || !Number.isFinite(n)) throw new TypeError(`@${kind}() needs a finite number, got ${String(n)}`);
   const exclusive = options?.exclusive === true;
   const relation =
@@ -119,21 +129,24 @@ function bound(kind: 'Min' | 'Max', n: number, options: BoundOptions | undefined
 }
 
 /**
- * A number (or bigint) at least `n`; with `{ exclusive: true }`, greater than `n`.
+ * A number (or bigint) at least `n`; with `{ exclusive: true }`, greater than `n`. Like every
+ * constraint, also usable on a resource method parameter or a `@BeanParam` field (the violation's
+ * field is then `query.size`, `path.id`...).
  * @example
  * class CreateUser { \@Min(18) \@Max(100) age?: number; }
+ * \@GET() list(\@QueryParam('size') \@DefaultValue('20') \@Min(1) \@Max(100) size: number) {}
  */
-export function Min(n: number, options?: BoundOptions): PropertyDecorator {
+export function Min(n: number, options?: BoundOptions): ConstraintDecorator {
   return bound('Min', n, options);
 }
 
 /** A number (or bigint) at most `n`; with `{ exclusive: true }`, less than `n`. */
-export function Max(n: number, options?: BoundOptions): PropertyDecorator {
+export function Max(n: number, options?: BoundOptions): ConstraintDecorator {
   return bound('Max', n, options);
 }
 
 /** A safe integer (|v| <= 2^53 - 1; larger JSON integers were already rounded by `JSON.parse`) or a bigint. */
-export function IsInt(options?: ConstraintOptions): PropertyDecorator {
+export function IsInt(options?: ConstraintOptions): ConstraintDecorator {
   return constraint({
     kind: 'IsInt',
     nullPasses: true,
@@ -154,7 +167,7 @@ const EMAIL =
  * @example
  * class CreateUser { \@NotNull() \@Email() email!: string; }
  */
-export function Email(options?: ConstraintOptions): PropertyDecorator {
+export function Email(options?: ConstraintOptions): ConstraintDecorator {
   return constraint({
     kind: 'Email',
     nullPasses: true,
@@ -175,7 +188,7 @@ export function Email(options?: ConstraintOptions): PropertyDecorator {
  * @example
  * class Order { \@Pattern(/ORD-\d+/, 'must look like ORD-123') orderNumber!: string; }
  */
-export function Pattern(regex: RegExp | string, options?: string | ConstraintOptions): PropertyDecorator {
+export function Pattern(regex: RegExp | string, options?: string | ConstraintOptions): ConstraintDecorator {
   const source = typeof regex === 'string' ? regex : regex.source;
   // Drop g/y: a stateful lastIndex would make `test` alternate between true and false across calls.
   const flags = typeof regex === 'string' ? '' : regex.flags.replace(/[gy]/g, '');
@@ -194,10 +207,11 @@ export function Pattern(regex: RegExp | string, options?: string | ConstraintOpt
 /**
  * Validates a nested object with its class's constraints. The class comes from `design:type` or
  * from `type`; an array property needs `Valid(ElementType)` and validates every element.
- * Null and undefined pass (add `NotNull()` to require the value).
+ * Null and undefined pass (add `NotNull()` to require the value). On a method parameter it
+ * changes nothing: the entity is always validated.
  * @example
  * class Order { \@Valid() customer!: Customer; \@Size({ min: 1 }) \@Valid(Item) items!: Item[]; }
  */
-export function Valid(type?: Constructor): PropertyDecorator {
+export function Valid(type?: Constructor): ConstraintDecorator {
   return nested(type);
 }

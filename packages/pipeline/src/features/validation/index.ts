@@ -1,5 +1,6 @@
 /**
- * Bean-Validation-style constraints for entity classes, compiled once per type at start-up.
+ * Bean-Validation-style constraints for entity classes, `@BeanParam` fields and resource method
+ * parameters, compiled once at start-up; `defineConstraint` adds custom ones.
  * @example
  * class CreateUser {
  *   \@NotNull() \@Email() email!: string;
@@ -9,7 +10,9 @@
  */
 export { NotNull, NotBlank, Size, Min, Max, IsInt, Email, Pattern, Valid } from './decorators.js';
 export type { SizeOptions, BoundOptions } from './decorators.js';
-export type { ConstraintOptions } from './constraints.js';
+export type { ConstraintDecorator, ConstraintOptions } from './constraints.js';
+export { defineConstraint } from './define.js';
+export type { ConstraintFactory, ConstraintSpec } from './define.js';
 export { compileValidator, MAX_VALIDATION_DEPTH } from './compile.js';
 export type { Validator, Violation } from './compile.js';
-export { ValidationError, validateOrThrow } from './validation-error.js';
+export { ValidationError, validateOrThrow, validateEntityOrThrow, entityViolations } from './validation-error.js';

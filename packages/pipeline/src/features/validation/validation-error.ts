@@ -19,7 +19,7 @@ export class ValidationError extends BadRequestError {
 function summarize(violations: readonly Violation[]): string {
   const first = violations[0];
   if (first === undefined) return 'Validation failed';
-  const where = first.field === '' ? 'entity' : first.field;
+  const where = first.field === '' || first.field === 'body' ? 'entity' : first.field;
   const more = violations.length > 1 ? ` (and ${violations.length - 1} more)` : '';
   return `Validation failed: ${where} ${first.message}${more}`;
 }
@@ -35,4 +35,21 @@ export function validateOrThrow(validator: Validator | undefined, value: unknown
   if (validator === undefined) return;
   const violations = validator(value);
   if (violations.length > 0) throw new ValidationError(violations);
+}
+
+/**
+ * An entity's violations as the request sees them: each field under `body` (`body.email`,
+ * `body.items[2].quantity`, `body` for the entity itself), beside parameters' `query.size`.
+ */
+export function entityViolations(violations: readonly Violation[]): Violation[] {
+  return violations.map((v) => ({ ...v, field: v.field === '' ? 'body' : v.field.startsWith('[') ? `body${v.field}` : `body.${v.field}` }));
+}
+
+/**
+ * Validates a request entity in the VALIDATION slot: like {@link validateOrThrow}, with the
+ * fields named from the request (`body.email`).
+ */
+export function validateEntityOrThrow(validator: Validator, value: unknown): void {
+  const violations = validator(value);
+  if (violations.length > 0) throw new ValidationError(entityViolations(violations));
 }
