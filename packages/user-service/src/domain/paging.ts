@@ -10,6 +10,8 @@ import { validationFailed, type StoredUser, type Violation } from './users-model
 /** Fields a user page may be sorted by. */
 export const USER_SORT_FIELDS = ['id', 'email', 'firstName', 'lastName', 'age', 'createdAt', 'updatedAt'] as const;
 export type UserSortField = (typeof USER_SORT_FIELDS)[number];
+/** The message of an invalid `sort` value. */
+export const USER_SORT_MESSAGE = `must be '<field>[,asc|desc]' with field one of ${USER_SORT_FIELDS.join(', ')}`;
 export type SortDirection = 'asc' | 'desc';
 
 export interface SortSpec {
@@ -98,10 +100,7 @@ function parseSort(raw: string, out: Violation[]): SortSpec | undefined {
   const lower = direction.toLowerCase();
   const fieldOk = (USER_SORT_FIELDS as readonly string[]).includes(field ?? '');
   if (!fieldOk || extra !== undefined || (lower !== 'asc' && lower !== 'desc')) {
-    out.push({
-      field: 'sort',
-      message: `must be '<field>[,asc|desc]' with field one of ${USER_SORT_FIELDS.join(', ')}`,
-    });
+    out.push({ field: 'sort', message: USER_SORT_MESSAGE });
     return undefined;
   }
   return { field: field as UserSortField, direction: lower as SortDirection };
@@ -153,6 +152,11 @@ export function parsePageQuery(raw: RawPageQuery): PageRequest {
     throw validationFailed(violations);
   }
   return validRequest(page, size, sort);
+}
+
+/** Is `raw` a valid `sort` value (`field` or `field,asc|desc`, a sortable field)? */
+export function isUserSort(raw: string): boolean {
+  return parseSort(raw, []) !== undefined;
 }
 
 /** Wraps one page of content with its totals. */

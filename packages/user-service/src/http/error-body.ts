@@ -19,12 +19,14 @@ export const serviceErrorBody: ErrorBodyFactory = (error: WebApplicationError, r
 
 /**
  * The pipeline names a violation by where it came from (`body.email`, `query.size`); the service's
- * errors name the input alone (`email`, `size`), as its own validation of users always has.
+ * errors name the input alone (`email`, `size`; `body` for the entity as a whole), as its own
+ * validation of users always has.
  */
 function plainField(item: unknown): unknown {
   if (typeof item !== 'object' || item === null) return item;
   const field = (item as { field?: unknown }).field;
   if (typeof field !== 'string') return item;
-  const plain = field.replace(/^(?:body|query|path|header|cookie|form)(?:\.|(?=\[)|$)/, '');
+  // `body` alone (the entity itself) stays: the service's own validation names it so too.
+  const plain = field.replace(/^(?:body|query|path|header|cookie|form)(?:\.|(?=\[))/, '');
   return plain === field ? item : { ...item, field: plain };
 }

@@ -135,6 +135,9 @@ describe('GET /api/users with page/size/sort', () => {
     ['size=-5', ['size']],
     ['size=ten', ['size']],
     ['page=-1&size=0&sort=nope,desc', ['page', 'size', 'sort']],
+    ['page=2147483648', ['page']],
+    ['size=1001', ['size']],
+    ['page=1e3', ['page']],
   ])('rejects %s with 400 and the error body naming each bad parameter', async (query, fields) => {
     expectBadParams(await get(`/api/users?${query}`), fields);
   });
@@ -149,6 +152,13 @@ describe('GET /api/users with page/size/sort', () => {
 });
 
 describe('GET /api/users/search?email=', () => {
+  it('refuses a fragment longer than an email address can be: 400 naming email (a constrained parameter object)', async () => {
+    const r = await get(`/api/users/search?email=${'a'.repeat(321)}`);
+    expect(r.status).toBe(400);
+    expect(r.json()).toMatchObject({ status: 400, error: 'Bad Request', path: '/api/users/search' });
+    expect(r.json().errors.map((e: { field: string }) => e.field)).toEqual(['email']);
+  });
+
   it('matches a case-insensitive substring of the email', async () => {
     const r = await get('/api/users/search?email=MIXED.case%40example');
     expect(r.status).toBe(200);

@@ -19,7 +19,10 @@ export class AsyncUsersResource {
   @Consumes('application/json')
   async submit(@Entity(Object, { optional: true }) body: unknown, @Context() uri: UriInfo): Promise<Response> {
     const job = await this.jobs.submit(body);
-    return Response.status(202).location(`${uri.baseUri}/api/async/users/jobs/${job.id}`).entity(job).build();
+    return Response.status(202)
+      .location(uri.baseUriBuilder().path(AsyncUsersResource).path(AsyncUsersResource, 'job').build(job.id))
+      .entity(job)
+      .build();
   }
 
   @GET('status')

@@ -23,7 +23,9 @@ export class FilesResource {
   async upload(@Context() req: IncomingMessage, @Context() uri: UriInfo): Promise<Response> {
     // On 413/400/415 the body may be partly unread: the pipeline then closes the connection.
     const record = await this.files.upload(req, req.headers);
-    return Response.created(`${uri.baseUri}/api/files/${record.id}`).entity(record).build();
+    return Response.created(uri.baseUriBuilder().path(FilesResource).path(FilesResource, 'metadata').build(record.id))
+      .entity(record)
+      .build();
   }
 
   @GET('{id}')

@@ -11,7 +11,7 @@ import {
   POST,
   PUT,
   Produces,
-  QueryParam,
+  BeanParam,
   Response,
   UriInfo,
   WebApplicationError,
@@ -20,11 +20,11 @@ import {
   Link,
 } from '@jaxrs-node/pipeline';
 import type { OrderService } from '../../domain/orders.js';
-import { parsePageQuery } from '../../domain/paging.js';
 import type { UserService, WriteOptions } from '../../domain/users.js';
 import { RateLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 import { Id } from './ids.js';
+import { UserListQuery, UserSearchQuery } from './user-queries.js';
 
 /**
  * `/api/users` (SPEC Endpoints → Users), the variant resource and the user's orders.
@@ -43,17 +43,13 @@ export class UsersResource {
   ) {}
 
   @GET()
-  list(
-    @QueryParam('email') email: string | undefined,
-    @QueryParam('page') page: string | undefined,
-    @QueryParam('size') size: string | undefined,
-    @QueryParam('sort') sort: string | undefined,
-  ): unknown {
-    if (page !== undefined || size !== undefined || sort !== undefined) {
-      const result = this.users.page(parsePageQuery({ page, size, sort }), { email });
+  list(@BeanParam() query: UserListQuery): unknown {
+    const { email } = query;
+    if (query.paged) {
+      const result = this.users.page(query.pageRequest, { email });
       return Response.ok(result)
         .header('x-total-count', result.totalElements)
-        .links(...pageLinks(result, { email, sort }))
+        .links(...pageLinks(result, { email, sort: query.sort }))
         .build();
     }
     if (email !== undefined) return this.users.findByEmail(email);
@@ -61,15 +57,15 @@ export class UsersResource {
   }
 
   @GET('search')
-  search(@QueryParam('email') email: string | undefined): unknown {
-    return this.users.search(email ?? '');
+  search(@BeanParam() query: UserSearchQuery): unknown {
+    return this.users.search(query.email);
   }
 
   @POST()
   @Consumes('application/json')
   async create(body: unknown, @Context() uri: UriInfo): Promise<Response> {
     const user = await this.users.create(body);
-    return Response.created(`${uri.baseUri}/api/users/${user.id}`).entity(user).build();
+    return Response.created(userUri(uri, user.id)).entity(user).build();
   }
 
   /** The variant resource: `{name, email}` in, `{id, name, email}` out. */
@@ -77,7 +73,7 @@ export class UsersResource {
   @Consumes('application/json')
   async createVariant(body: unknown, @Context() uri: UriInfo): Promise<Response> {
     const user = await this.users.createVariant(body);
-    return Response.created(`${uri.baseUri}/api/users/${user.id}`).entity(user).build();
+    return Response.created(userUri(uri, user.id)).entity(user).build();
   }
 
   /** With a strong `ETag`; `If-None-Match` (and `If-Modified-Since`-free) conditional GET answers 304. */
@@ -117,7 +113,9 @@ export class UsersResource {
   @Consumes('application/json')
   async createOrder(@PathParam('id', { type: Id }) id: number, body: unknown, @Context() uri: UriInfo): Promise<Response> {
     const order = await this.orders.createForUser(id, body);
-    return Response.created(`${uri.baseUri}/api/users/${id}/orders/${order.id}`).entity(order).build();
+    return Response.created(uri.baseUriBuilder().path(UsersResource).path(UsersResource, 'getOrder').build(id, order.id))
+      .entity(order)
+      .build();
   }
 
   @GET('{id}/orders/{orderId}')
@@ -135,6 +133,11 @@ export class UsersResource {
   ): Promise<unknown> {
     return this.orders.transition(id, orderId, body === null || typeof body !== 'object' ? undefined : body.status);
   }
+}
+
+/** The absolute URI of a user: `Location` values are built from the routes' own templates. */
+function userUri(uri: UriInfo, id: number): string {
+  return uri.baseUriBuilder().path(UsersResource).path(UsersResource, 'get').build(id);
 }
 
 /**
