@@ -18,6 +18,14 @@ describe('10 custom MessageBodyWriter (CSV) and MessageBodyReader (point)', () =
     expect(r.text).toBe(CSV);
   });
 
+  it('a catch-all (*/*) writer registered first does not take text/csv from the specific one; it writes what only it can', async () => {
+    const csv = await send(server.url, '/api/sales', { headers: { accept: 'text/csv' } });
+    expect(csv.text).toBe(CSV);
+    const summary = await send(server.url, '/api/sales/summary');
+    expect(summary.headers['content-type']).toMatch(/^text\/x-summary/);
+    expect(summary.text).toMatch(/^region=north product=Widget, large units=12/);
+  });
+
   it('Accept: application/json (or nothing) gets JSON from the same method', async () => {
     for (const headers of [{ accept: 'application/json' }, {}] as Record<string, string>[]) {
       const r = await send(server.url, '/api/sales', { headers });
