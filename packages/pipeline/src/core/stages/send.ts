@@ -6,6 +6,7 @@
 import { Buffer } from 'node:buffer';
 import { pipeline, Readable } from 'node:stream';
 import type { Exchange } from './exchange.js';
+import { lingerOnClose } from './linger.js';
 import type { Body } from '../context/providers.js';
 import type { Response } from '../http/response.js';
 import type { Step } from '../util/thenable.js';
@@ -20,7 +21,10 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
   const res = ex.rawResponse;
   const headers = response.headers;
   const status = response.status;
-  if (ex.rt.state.closing || unreadBody(ex)) headers.connection = 'close';
+  if (unreadBody(ex)) {
+    headers.connection = 'close';
+    lingerOnClose(ex.raw);
+  } else if (ex.rt.state.closing) headers.connection = 'close';
   if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
   const noBody = noBodyStatus(status);
   if (body === undefined || noBody) {
