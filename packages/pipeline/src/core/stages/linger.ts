@@ -29,16 +29,16 @@ export function lingerOnClose(request: IncomingMessage): void {
   // Resumed while the request is still the socket's current one, so its parser reads on; a
   // body reader that gave up had paused it. No 'data' listener: the bytes are dropped.
   request.resume();
-  const close = socket.destroySoon;
+  const close = socket.destroySoon.bind(socket);
   socket.destroySoon = function lingeringClose(this: Socket): void {
     if (this.destroyed) return;
-    if (request.complete) return close.call(this);
+    if (request.complete) return close();
     let discarded = 0;
     const done = (): void => {
       clearTimeout(timer);
       request.off('data', count);
       request.off('end', done);
-      close.call(this); // ends, then destroys once the answer is flushed
+      close(); // ends, then destroys once the answer is flushed
     };
     const count = (chunk: Buffer): void => {
       discarded += chunk.length;
