@@ -69,7 +69,7 @@ export { UriInfo } from './core/context/uri-info.js';
 export { UriBuilder } from './core/model/uri-builder.js';
 export { ModelValidationError } from './core/model/model-problems.js';
 export { EntityTag, evaluatePreconditions } from './core/http/entity-tag.js';
-export { Link } from './core/http/link.js';
+export { Link, LinkBuilder } from './core/http/link.js';
 export type { LinkParams } from './core/http/link.js';
 export type { PreconditionRequest, PreconditionState } from './core/http/entity-tag.js';
 export type { ModelProblem, ModelProblemCode } from './core/model/model-problems.js';

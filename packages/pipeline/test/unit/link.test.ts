@@ -41,3 +41,17 @@ describe.each(TRANSPORTS)('ResponseBuilder.links (%s)', (transport) => {
     expect(Link.parse(header).map((l) => `${l.rel} ${l.uri}`)).toEqual(['first /paged?page=0', 'next /paged?page=2']);
   });
 });
+
+describe('Link.fromUri (builder)', () => {
+  it('builds rel, type, title and other parameters, and formats them quoted', () => {
+    const link = Link.fromUri('/api/users?page=2').rel('next').type('application/json').title('Page "2"').param('hreflang', 'en').build();
+    expect(link.toString()).toBe('</api/users?page=2>; rel="next"; type="application/json"; title="Page \\"2\\""; hreflang="en"');
+    expect(Link.parse(link.toString())[0]!.params).toEqual({ rel: 'next', type: 'application/json', title: 'Page "2"', hreflang: 'en' });
+  });
+
+  it('takes anything that prints as a URI, joins several relations, and needs one', () => {
+    expect(Link.fromUri(new URL('http://h/x')).rel('first').rel('prev').build().toString()).toBe('<http://h/x>; rel="first prev"');
+    expect(() => Link.fromUri('/x').build()).toThrow(/needs a relation/);
+    expect(() => Link.fromUri('/x').param('bad name', 'v')).toThrow(/Invalid link parameter name/);
+  });
+});

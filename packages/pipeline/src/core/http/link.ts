@@ -35,6 +35,15 @@ export class Link {
     return new Link(uri, { rel });
   }
 
+  /**
+   * A {@link LinkBuilder} for a target: a string, or anything that prints as one (a `URL`, a
+   * `UriBuilder`, built when `build()` is called).
+   * @example Link.fromUri(uri.absolutePathBuilder().replaceQueryParam('page', 2)).rel('next').type('application/json').build()
+   */
+  static fromUri(uri: string | { toString(): string }): LinkBuilder {
+    return new LinkBuilder(uri);
+  }
+
   get rel(): string {
     return this.params.rel;
   }
@@ -64,5 +73,36 @@ export class Link {
       }
     }
     return links;
+  }
+}
+
+/** Fluent construction of a {@link Link} (Jakarta REST `Link.Builder`). */
+export class LinkBuilder {
+  private readonly attributes: Record<string, string> = {};
+
+  constructor(private readonly target: string | { toString(): string }) {}
+
+  /** Relation type; several calls add space-separated relations (`first prev`). */
+  rel(rel: string): this {
+    this.attributes.rel = this.attributes.rel === undefined ? rel : `${this.attributes.rel} ${rel}`;
+    return this;
+  }
+  /** The target's media type hint. */
+  type(type: string): this {
+    return this.param('type', type);
+  }
+  title(title: string): this {
+    return this.param('title', title);
+  }
+  /** Any other target attribute (`hreflang`, `anchor`, an extension). */
+  param(name: string, value: string): this {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name)) throw new TypeError(`Invalid link parameter name: ${JSON.stringify(name)}`);
+    this.attributes[name.toLowerCase()] = value;
+    return this;
+  }
+  /** The link; a relation is required (RFC 8288 §3.3). */
+  build(): Link {
+    if (this.attributes.rel === undefined) throw new TypeError('Link.fromUri(...).build(): a link needs a relation: call rel() first');
+    return new Link(String(this.target), this.attributes as unknown as LinkParams);
   }
 }
