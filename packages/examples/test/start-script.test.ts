@@ -41,11 +41,16 @@ const PROBES: Record<string, { path: string; status: number }> = {
   '21-conditional-requests': { path: '/docs/readme', status: 200 },
   '22-parameter-objects': { path: '/shops/7/products', status: 200 },
   '23-links-and-uris': { path: '/api/books/1', status: 200 },
+  '24-multipart': { path: '/files/1/bundle', status: 404 },
+  '25-server-sent-events': { path: '/chat/messages', status: 200 },
+  '26-openapi': { path: '/openapi.json', status: 200 },
+  '27-client': { path: '/shop/books/1', status: 200 },
+  '28-every-core': { path: '/whoami', status: 200 },
 };
 
 /** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
 const expectAllExamples = (): void => {
-  expect(exampleDirs).toHaveLength(23);
+  expect(exampleDirs).toHaveLength(28);
   expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
 };
 

@@ -103,3 +103,15 @@ export * from './features/security/index.js';
 export * from './features/gzip/index.js';
 export * from './features/cors/index.js';
 export * from './features/etag/index.js';
+export * from './features/openapi/index.js';
+export * from './features/sse/index.js';
+export { reusePortSupported, serveOnCores } from './core/server/workers.js';
+export type {
+  ApplicationFactory,
+  RestartPolicy,
+  ServeOnCoresOptions,
+  ServeOnCoresResult,
+  ServeReady,
+  WorkerMode,
+} from './core/server/workers.js';
+export type { ListenSocketOptions } from './core/server/application.js';

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { Application, CHANNEL_NAMES, CorsFilter, GzipFeature, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
 import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog.js';
 import type { AppConfig } from './domain/config.js';
 import { ApiKeyVerifier, BasicAuthenticator } from './domain/credentials.js';
@@ -27,6 +28,7 @@ import { REQUEST_ID_PROPERTY, RequestIdFilter } from './http/filters/request-id-
 import { CustomFieldInterceptor } from './http/providers/custom-field-interceptor.js';
 import { StoreErrorMapper } from './http/providers/store-error-mapper.js';
 import { XmlUserWriter } from './http/providers/xml-user-writer.js';
+import { openApiFeature } from './http/openapi.js';
 import { AsyncUsersResource } from './http/resources/async-resource.js';
 import { AuthResource } from './http/resources/auth-resource.js';
 import { FilesResource } from './http/resources/files-resource.js';
@@ -175,6 +177,8 @@ export async function createService(config: AppConfig, options: ServiceOptions =
         allowHeaders: splitList(config.cors.headers),
       }),
       new GzipFeature({ threshold: 1024 }),
+      openApiFeature(),
+      new MultipartFeature({ limits: files.multipartLimits }),
     ],
     errorBody: serviceErrorBody,
     logger: logError,

@@ -14,7 +14,8 @@ import type { Readable } from 'node:stream';
 import type { RecordStore, StoredRecord } from '../storage/record-store.js';
 import { contentDisposition, fileNotFound, parseFileId } from './files-metadata.js';
 import { formatTimestamp } from './users-model.js';
-import { createMultipartParser, DEFAULT_UPLOAD_LIMITS, receiveUpload, type UploadLimits } from './uploads.js';
+import { readMultipart, type MultipartBody, type MultipartLimits } from '@jaxrs-node/pipeline/multipart';
+import { DEFAULT_UPLOAD_LIMITS, multipartLimits, receiveUpload, toUploadError, type UploadLimits } from './uploads.js';
 
 /** Record-store collection of file metadata. */
 export const FILES_COLLECTION = 'files';
@@ -59,12 +60,14 @@ const DEMO_CONTENT = 'Welcome to the user service.\nThis file was created by the
  * ```ts
  * const files = new FileStore({ dir: './data', store });
  * await files.init();
- * const record = await files.upload(req, req.headers);      // 201 body
+ * const record = await files.receive(parts);                // 201 body (parts: the request's MultipartBody)
  * const { stream, size } = await files.open(params.id);     // download
  * ```
  */
 export class FileStore {
   readonly limits: Readonly<UploadLimits>;
+  /** The multipart reader's limits for these upload limits (give them to `MultipartFeature`). */
+  readonly multipartLimits: Readonly<Partial<MultipartLimits>>;
   private readonly dir: string;
   private readonly store: RecordStore;
   private ready: Promise<void> | undefined;
@@ -77,6 +80,7 @@ export class FileStore {
         throw new RangeError(`FileStore: ${key} must be a positive integer`);
       }
     }
+    this.multipartLimits = Object.freeze(multipartLimits(this.limits));
     this.dir = join(dir, 'files');
     this.store = store;
   }
@@ -100,18 +104,32 @@ export class FileStore {
   }
 
   /**
-   * Receives a multipart/form-data upload (part `file`, optional field `description`) from the raw
-   * request stream and resolves with the committed record once content and metadata are durable.
-   * Errors are HTTP errors (see `createMultipartParser` and `receiveUpload`). When it throws
-   * 415/400/413 before reading, the request body is still unread: the HTTP layer drains or closes it.
+   * Receives a multipart/form-data upload (part `file`, optional field `description`) from its
+   * parts, read in order as they arrive, and resolves with the committed record once content and
+   * metadata are durable. Errors are HTTP errors (see `receiveUpload`).
    */
-  async upload(stream: Readable, headers: IncomingHttpHeaders): Promise<FileRecord> {
-    const parser = createMultipartParser(headers, this.limits);
+  async receive(parts: MultipartBody): Promise<FileRecord> {
     await this.ensureDir();
     const id = this.store.allocateId(FILES_COLLECTION);
     const partPath = this.path(id, 'part');
-    const received = await receiveUpload(stream, parser, partPath, this.limits);
+    const received = await receiveUpload(parts, partPath, this.limits);
     return this.publish(id, partPath, received);
+  }
+
+  /**
+   * {@link receive} from a raw request stream and its headers (a server without the pipeline's
+   * reader). Checks the headers before reading anything: 415 for another media type, 400 for a
+   * bad boundary, 413 for a Content-Length above what the limits allow; the stream is then
+   * still unread, and so is what is left of it after a failure: close the connection.
+   */
+  async upload(stream: Readable, headers: IncomingHttpHeaders): Promise<FileRecord> {
+    let parts: MultipartBody;
+    try {
+      parts = readMultipart(stream, headers, this.multipartLimits);
+    } catch (error) {
+      throw toUploadError(error);
+    }
+    return this.receive(parts);
   }
 
   /** Metadata of file `rawId` (see {@link parseFileId}). @throws NotFoundError */

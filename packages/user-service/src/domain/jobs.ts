@@ -53,6 +53,8 @@ export class JobService {
   /** Live view of the running job, fresher than its last progress commit. */
   private current: Job | undefined;
   private latestId: number | undefined;
+  /** Listeners of {@link watch}, by job id. */
+  private readonly watchers = new Map<number, Set<(job: Job) => void>>();
 
   constructor(options: JobServiceOptions) {
     this.options = {
@@ -102,6 +104,32 @@ export class JobService {
     this.latestId = Math.max(id, this.latestId ?? 0);
     this.enqueue(id);
     return this.view(id) ?? job;
+  }
+
+  /**
+   * Calls `listener` with a snapshot of job `id` at each change: when it starts running, after
+   * every item (progress is not committed that often: this is the live view), and when it
+   * completes or fails. Returns the function that stops it. Nothing is replayed: read the current
+   * state with {@link get} first (in the same synchronous block, so no change falls in between).
+   *
+   * @example
+   * const stop = jobs.watch(job.id, (j) => send(j));
+   */
+  watch(id: number, listener: (job: Job) => void): () => void {
+    let listeners = this.watchers.get(id);
+    if (listeners === undefined) this.watchers.set(id, (listeners = new Set()));
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+      if (listeners.size === 0 && this.watchers.get(id) === listeners) this.watchers.delete(id);
+    };
+  }
+
+  /** Tells the watchers of `job` (a copy each time: the live arrays keep growing). */
+  private changed(job: Job): void {
+    const listeners = this.watchers.get(job.id);
+    if (listeners === undefined) return;
+    for (const listener of [...listeners]) listener({ ...job, created: [...job.created], failed: [...job.failed] });
   }
 
   /** Job `rawId` (decimal string or number). @throws NotFoundError */
@@ -182,6 +210,7 @@ export class JobService {
     this.current = job;
     try {
       await this.save(job);
+      this.changed(job);
       for (const [index, item] of items.entries()) {
         try {
           job.created.push((await createUser(item)).id);
@@ -191,14 +220,20 @@ export class JobService {
         }
         job.processed = index + 1;
         if (job.processed % progressEvery === 0 && job.processed < items.length) await this.save(job);
+        this.changed(job);
       }
-      await store.commit(this.finishMutations({ ...job, status: 'COMPLETED', completedAt: this.now() }));
+      const completed: Job = { ...job, status: 'COMPLETED', completedAt: this.now() };
+      await store.commit(this.finishMutations(completed));
+      this.current = undefined;
+      this.changed(completed);
     } catch (error) {
       const reason = `Unexpected error at item ${job.processed}`;
       const failed: Job = { ...job, status: 'FAILED', reason, completedAt: this.now() };
       this.report(error, failed);
       // If this commit fails too the job stays RUNNING and recover() marks it FAILED on restart.
       await store.commit(this.finishMutations(failed)).catch((cause: unknown) => this.report(cause, failed));
+      this.current = undefined;
+      this.changed(failed);
     } finally {
       this.current = undefined;
     }

@@ -1,23 +1,17 @@
 /**
- * Receiving one multipart/form-data upload (SPEC "Other endpoints", POST /api/files/upload) with
- * busboy: the `file` part is streamed to a temporary file, fsynced, and described; every failure
- * deletes that file before the promise rejects. busboy's documented behaviour has traps, handled here:
- * busboy never fails on a limit (it truncates), its constructor throws synchronously, and a file
- * stream that is not consumed stalls the whole form.
+ * Receiving one multipart/form-data upload (SPEC "Other endpoints", POST /api/files/upload) from
+ * the parts the pipeline's multipart reader hands out in order: the `file` part is streamed to a
+ * temporary file, fsynced, and described; every failure deletes that file before the promise
+ * rejects. The reader enforces the byte limits (a part is never silently cut short: a limit fails
+ * the part being read); this module counts files and fields, refuses duplicates, and turns the
+ * reader's errors into the service's `UPLOAD_*` codes.
  *
- * After a failure the parser and the request stream are destroyed rather than drained, so an
- * oversized body is cut at the limit. On Node 20.20 the server still delivers the error response
- * on that socket (see test/domain/files-http.test.ts); answer with `Connection: close`.
- *
- * Part media type: busboy reports a missing part Content-Type as `text/plain` (the RFC 7578 §4.4
- * default) and so also an unparsable one; we cannot tell those apart. Any reported type that is
- * not a valid `type/subtype` becomes `application/octet-stream`.
+ * Part media type: a missing part Content-Type is `text/plain` (the RFC 7578 §4.4 default), and so
+ * is an unparsable one; any type that is not a valid `type/subtype` becomes `application/octet-stream`.
  */
 import { open, rm } from 'node:fs/promises';
-import type { IncomingHttpHeaders } from 'node:http';
-import { pipeline, type Readable } from 'node:stream';
-import busboy from 'busboy';
-import { BadRequestError, NotSupportedError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
+import { BadRequestError, BodyErrorCode, NotSupportedError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
+import { MultipartErrorCode, type EntityPart, type MultipartBody, type MultipartLimits } from '@jaxrs-node/pipeline/multipart';
 import { normalizeMediaType, sanitizeFilename, sanitizeText } from './files-metadata.js';
 
 /** Limits of one upload request. */
@@ -49,7 +43,7 @@ export interface ReceivedUpload {
   description?: string;
 }
 
-// busboy caps one part's header block at 16 KiB; add room for the boundary lines.
+// A part's header block is at most 16 KiB (the reader's default); add room for the boundary lines.
 const PART_OVERHEAD_BYTES = 16 * 1024 + 512;
 
 /** Largest body a valid upload under `limits` can have; a larger Content-Length is 413 unread. */
@@ -58,150 +52,72 @@ export function maxUploadBodyBytes(limits: UploadLimits): number {
   return limits.maxFiles * limits.maxFileBytes + limits.maxFields * limits.maxFieldBytes + (parts + 1) * PART_OVERHEAD_BYTES;
 }
 
-/**
- * Checks the request headers and builds the busboy parser. Runs before anything is allocated so
- * a wrong request costs nothing. The caller still owns the unread request stream.
- *
- * @throws NotSupportedError (415) unless the media type is `multipart/form-data`;
- *   BadRequestError (400) for a missing or malformed boundary;
- *   PayloadTooLargeError (413) when Content-Length exceeds {@link maxUploadBodyBytes}.
- */
-export function createMultipartParser(headers: IncomingHttpHeaders, limits: UploadLimits): busboy.Busboy {
-  const mediaType = headers['content-type']?.split(';', 1)[0]?.trim().toLowerCase();
-  // busboy would also accept application/x-www-form-urlencoded, which carries no file.
-  if (mediaType !== 'multipart/form-data') {
-    throw new NotSupportedError('Content-Type must be multipart/form-data', { code: 'UPLOAD_UNSUPPORTED_MEDIA_TYPE' });
-  }
-  if (Number(headers['content-length']) > maxUploadBodyBytes(limits)) {
-    throw new PayloadTooLargeError('Upload body too large', { code: 'UPLOAD_BODY_TOO_LARGE' });
-  }
-  try {
-    return busboy({
-      headers,
-      // Browsers send raw UTF-8 in filename="…"; busboy's default (latin1) would garble it.
-      defParamCharset: 'utf8',
-      limits: {
-        // busboy flags `truncated` when a value REACHES its limit, so allow exactly the maximum.
-        fileSize: limits.maxFileBytes + 1,
-        fieldSize: limits.maxFieldBytes + 1,
-        files: limits.maxFiles,
-        fields: limits.maxFields,
-        // 'partsLimit' fires once that many parts are complete, so +1 means "more than allowed".
-        parts: limits.maxFiles + limits.maxFields + 1,
-        headerPairs: 32,
-      },
-    });
-  } catch (cause) {
-    // The media type is right, so what busboy rejected is the parameter list: the boundary.
-    throw new BadRequestError('multipart/form-data needs a valid boundary parameter', {
-      code: 'UPLOAD_BAD_BOUNDARY',
-      cause,
-    });
-  }
+/** The multipart reader's limits for uploads under `limits` (the `MultipartFeature` of the service). */
+export function multipartLimits(limits: UploadLimits): Partial<MultipartLimits> {
+  return {
+    partSize: limits.maxFileBytes,
+    fieldSize: limits.maxFieldBytes,
+    parts: limits.maxFiles + limits.maxFields,
+    totalSize: maxUploadBodyBytes(limits),
+  };
 }
 
 /**
- * Streams `source` through `parser`, writing the part named `file` to `partPath` (created
- * exclusively, mode 0600, fsynced before resolving) and keeping the `description` field.
- * Resolves only after the whole form was read. On any failure (limits, malformed body, client
- * abort, disk error) the parser and source are destroyed, `partPath` is deleted and then the
- * promise rejects with an HTTP error: 413 limits, 400 malformed/aborted/missing or empty `file`,
- * 507 disk full; other I/O errors are passed through (500).
+ * Reads `parts` to their end, writing the part named `file` to `partPath` (created exclusively,
+ * mode 0600, fsynced before resolving) and keeping the `description` field; other parts are
+ * drained and counted. On any failure (limits, malformed body, client abort, disk error) `partPath`
+ * is deleted and then the promise rejects with an HTTP error: 413 limits, 400 malformed/aborted/
+ * missing or empty `file`/duplicate part, 507 disk full; other I/O errors are passed through (500).
  */
-export function receiveUpload(source: Readable, parser: busboy.Busboy, partPath: string, limits: UploadLimits): Promise<ReceivedUpload> {
-  return new Promise((resolve, reject) => {
-    const stop = new AbortController();
-    let settled = false;
-    let writer: Promise<number> | undefined;
-    let file: { filename: string; contentType: string } | undefined;
-    let description: string | undefined;
-
-    const fail = (error: unknown): void => {
-      if (settled) return;
-      settled = true;
-      stop.abort();
-      // Never destroy busboy inside one of its own event handlers: it keeps using its state after
-      // emitting (e.g. it sets `truncated` after 'limit') and would throw a TypeError.
-      process.nextTick(() => parser.destroy());
-      void (async () => {
-        await writer?.catch(() => undefined);
-        await rm(partPath, { force: true }).catch(() => undefined);
-        reject(toHttpError(error));
-      })();
-    };
-
-    const tooLarge = (what: string, code: string) => () => fail(new PayloadTooLargeError(what, { code }));
-    const duplicate = (part: string) => {
-      fail(new BadRequestError(`More than one "${part}" part`, { code: 'UPLOAD_DUPLICATE_PART' }));
-    };
-    parser.on('filesLimit', tooLarge(`At most ${limits.maxFiles} file part(s) allowed`, 'UPLOAD_TOO_MANY_FILES'));
-    parser.on('fieldsLimit', tooLarge(`At most ${limits.maxFields} field(s) allowed`, 'UPLOAD_TOO_MANY_FIELDS'));
-    parser.on('partsLimit', tooLarge('Too many parts', 'UPLOAD_TOO_MANY_PARTS'));
-    const fieldTooLarge = tooLarge(`Field larger than ${limits.maxFieldBytes} bytes`, 'UPLOAD_FIELD_TOO_LARGE');
-
-    parser.on('file', (name, stream, info) => {
-      // A file stream destroyed by busboy emits 'error'; without a listener that crashes the process.
-      stream.on('error', () => undefined);
-      stream.once('limit', tooLarge(`File larger than ${limits.maxFileBytes} bytes`, 'UPLOAD_FILE_TOO_LARGE'));
-      if (settled || name !== 'file' || writer !== undefined) {
-        stream.resume(); // every file stream must be consumed or busboy never finishes
-        if (name === 'file' && writer !== undefined) duplicate('file');
-        return;
+export async function receiveUpload(parts: MultipartBody, partPath: string, limits: UploadLimits): Promise<ReceivedUpload> {
+  let file: { filename: string; contentType: string; size: number } | undefined;
+  let description: string | undefined;
+  let files = 0;
+  let fields = 0;
+  try {
+    for await (const part of parts) {
+      if (part.isFile) {
+        if (++files > limits.maxFiles) {
+          throw new PayloadTooLargeError(`At most ${limits.maxFiles} file part(s) allowed`, { code: 'UPLOAD_TOO_MANY_FILES' });
+        }
+        if (part.name !== 'file') continue; // drained when the next part is asked for
+        if (file !== undefined) throw duplicate('file');
+        const described = { filename: sanitizeFilename(part.safeFilename), contentType: normalizeMediaType(part.mediaType.essence) };
+        file = { ...described, size: await writeFilePart(part, partPath) };
+      } else {
+        if (++fields > limits.maxFields) {
+          throw new PayloadTooLargeError(`At most ${limits.maxFields} field(s) allowed`, { code: 'UPLOAD_TOO_MANY_FIELDS' });
+        }
+        if (part.name !== 'description') continue; // other fields are counted, otherwise ignored
+        if (description !== undefined) throw duplicate('description');
+        description = sanitizeText(await part.text());
       }
-      file = { filename: sanitizeFilename(info.filename), contentType: normalizeMediaType(info.mimeType) };
-      writer = writeFilePart(stream, partPath, stop.signal);
-      writer.catch(fail);
-    });
-
-    parser.on('field', (name, value, info) => {
-      if (settled) return;
-      if (info.valueTruncated) return fieldTooLarge();
-      if (name !== 'description') return; // other fields are counted by busboy, otherwise ignored
-      if (description !== undefined) return duplicate('description');
-      description = sanitizeText(value);
-    });
-
-    // pipeline (not pipe) so that a client abort or a parser error reaches us as `error`.
-    pipeline(source, parser, (error) => {
-      if (error) return fail(error);
-      void complete();
-    });
-
-    async function complete(): Promise<void> {
-      if (settled) return;
-      if (writer === undefined || file === undefined) {
-        return fail(new BadRequestError('Missing "file" part', { code: 'UPLOAD_MISSING_FILE' }));
-      }
-      const size = await writer.catch(() => -1); // a failure already went to fail() via writer.catch
-      if (settled) return;
-      if (size === 0) return fail(new BadRequestError('The uploaded file is empty', { code: 'UPLOAD_EMPTY_FILE' }));
-      settled = true;
-      resolve({ size, ...file, ...(description === undefined ? {} : { description }) });
     }
-  });
+    if (file === undefined) throw new BadRequestError('Missing "file" part', { code: 'UPLOAD_MISSING_FILE' });
+    if (file.size === 0) throw new BadRequestError('The uploaded file is empty', { code: 'UPLOAD_EMPTY_FILE' });
+    return { ...file, ...(description === undefined ? {} : { description }) };
+  } catch (error) {
+    await rm(partPath, { force: true }).catch(() => undefined);
+    throw toUploadError(error);
+  }
 }
 
-/**
- * Writes one file part to a new file and fsyncs it. Never writes data busboy marked truncated.
- * On failure the file is removed and the error rethrown.
- */
-async function writeFilePart(stream: Readable & { truncated?: boolean }, path: string, signal: AbortSignal): Promise<number> {
+function duplicate(part: string): BadRequestError {
+  return new BadRequestError(`More than one "${part}" part`, { code: 'UPLOAD_DUPLICATE_PART' });
+}
+
+/** Writes one file part to a new file and fsyncs it; on failure the file is removed and the error rethrown. */
+async function writeFilePart(part: EntityPart, path: string): Promise<number> {
   let size = 0;
-  const handle = await open(path, 'wx', 0o600).catch((error: unknown) => {
-    stream.resume();
-    throw error;
-  });
+  const handle = await open(path, 'wx', 0o600);
   try {
-    for await (const chunk of stream as AsyncIterable<Buffer>) {
-      if (stream.truncated || signal.aborted) break;
+    for await (const chunk of part.content as AsyncIterable<Buffer>) {
       for (let offset = 0; offset < chunk.length;) {
         const { bytesWritten } = await handle.write(chunk, offset, chunk.length - offset, size + offset);
         offset += bytesWritten;
       }
       size += chunk.length;
     }
-    if (stream.truncated) throw new PayloadTooLargeError('File too large', { code: 'UPLOAD_FILE_TOO_LARGE' });
-    if (signal.aborted) throw new BadRequestError('Upload cancelled', { code: 'UPLOAD_CANCELLED' });
     await handle.sync();
     await handle.close();
     return size;
@@ -212,24 +128,45 @@ async function writeFilePart(stream: Readable & { truncated?: boolean }, path: s
   }
 }
 
+/**
+ * The reader's codes as the service's, with the same statuses, except that a part header block
+ * over 16 KiB is malformed (400), as it always was here. No message: the reader's own.
+ */
+const FROM_READER: Readonly<Record<string, readonly [status: number, code: string, message?: string]>> = {
+  PIPE_UNSUPPORTED_MEDIA_TYPE: [415, 'UPLOAD_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be multipart/form-data'],
+  [MultipartErrorCode.Boundary]: [400, 'UPLOAD_BAD_BOUNDARY', 'multipart/form-data needs a valid boundary parameter'],
+  [BodyErrorCode.TooLarge]: [413, 'UPLOAD_BODY_TOO_LARGE', 'Upload body too large'],
+  [MultipartErrorCode.PartTooLarge]: [413, 'UPLOAD_FILE_TOO_LARGE', 'File too large'],
+  [MultipartErrorCode.FieldTooLarge]: [413, 'UPLOAD_FIELD_TOO_LARGE', 'Field too large'],
+  [MultipartErrorCode.TooManyParts]: [413, 'UPLOAD_TOO_MANY_PARTS', 'Too many parts'],
+  [MultipartErrorCode.HeaderTooLarge]: [400, 'UPLOAD_MALFORMED', 'Malformed multipart body: a part header is too large'],
+  [MultipartErrorCode.Malformed]: [400, 'UPLOAD_MALFORMED'],
+  [BodyErrorCode.LengthMismatch]: [400, 'UPLOAD_MALFORMED', 'Malformed multipart body: its length contradicts Content-Length'],
+  [BodyErrorCode.ReadFailed]: [400, 'UPLOAD_MALFORMED'],
+  [BodyErrorCode.ClientAborted]: [400, 'UPLOAD_ABORTED', 'Upload aborted before the body was complete'],
+};
+
 const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE_CLOSE', 'ABORT_ERR']);
 
-/** Maps what can go wrong while receiving to the HTTP error the client is owed. */
-function toHttpError(error: unknown): unknown {
-  if (error instanceof WebApplicationError) return error;
+/**
+ * Maps what can go wrong while receiving to the HTTP error the client is owed: the multipart
+ * reader's errors to `UPLOAD_*` codes, a full disk to 507; other errors pass through (500).
+ */
+export function toUploadError(error: unknown): unknown {
+  if (error instanceof WebApplicationError) {
+    const mapped = FROM_READER[error.code];
+    if (mapped === undefined) return error;
+    const [status, code, message = error.message] = mapped;
+    if (status === 415) return new NotSupportedError(message, { code, cause: error });
+    if (status === 413) return new PayloadTooLargeError(message, { code, cause: error });
+    return new BadRequestError(message, { code, cause: error });
+  }
   const code = (error as NodeJS.ErrnoException | undefined)?.code;
   if (code !== undefined && ABORT_CODES.has(code)) {
     return new BadRequestError('Upload aborted before the body was complete', { code: 'UPLOAD_ABORTED', cause: error });
   }
   if (code === 'ENOSPC' || code === 'EDQUOT') {
     return new WebApplicationError(507, 'Insufficient storage', { code: 'UPLOAD_NO_SPACE', cause: error });
-  }
-  // busboy's parse errors ('Malformed part header', 'Unexpected end of form', …) carry no code.
-  if (code === undefined && error instanceof Error) {
-    return new BadRequestError(`Malformed multipart body: ${error.message}`, {
-      code: 'UPLOAD_MALFORMED',
-      cause: error,
-    });
   }
   return error;
 }

@@ -1,14 +1,41 @@
 /**
- * Client of the optional product catalogue behind `GET /api/products/{id}` (PRODUCT_CATALOG_URL).
+ * Client of the optional product catalogue behind `GET /api/products/{id}` (PRODUCT_CATALOG_URL),
+ * a typed client of `@jaxrs-node/pipeline/client` made from {@link CatalogApi}.
  *
  * undici's defaults are 300 s header and body timeouts and no size limit (undici's `Agent`
  * documentation), so a slow or hostile upstream would pin our requests and memory. Every call here has a
  * connect timeout, header and body (idle) timeouts, an overall deadline (the body timeout alone
- * lets a one-byte-per-second trickle run forever) and a byte cap. Failures map to gateway errors:
- * timeout 504, unreachable 503, anything malformed or oversized 502.
+ * lets a one-byte-per-second trickle run forever) and a byte cap. Failures map to gateway errors,
+ * as client providers: any status but 200 through {@link CatalogStatusMapper} (404: no product,
+ * others 502), transport failures through {@link CatalogFailureMapper} (timeout 504, unreachable
+ * 503, anything malformed or oversized 502); the body is read and checked by {@link ProductReader}.
  */
-import { Agent, request, type Dispatcher } from 'undici';
-import { BadGatewayError, BadRequestError, GatewayTimeoutError, ServiceUnavailableError, WebApplicationError } from '@jaxrs-node/pipeline';
+import type { Readable } from 'node:stream';
+import {
+  BadGatewayError,
+  BadRequestError,
+  GatewayTimeoutError,
+  GET,
+  type MediaType,
+  type MessageBodyReader,
+  Path,
+  PathParam,
+  Produces,
+  type ReadContext,
+  readBody,
+  ServiceUnavailableError,
+  type TypeToken,
+} from '@jaxrs-node/pipeline';
+import {
+  Client,
+  ClientErrorCode,
+  ClientTimeoutError,
+  type ClientFailureMapper,
+  type ClientProcessingError,
+  type ClientResponse,
+  type ContractClient,
+  type ResponseExceptionMapper,
+} from '@jaxrs-node/pipeline/client';
 
 /** Strict UTF-8 (a malformed answer is a 502, not replacement characters); stateless, so shared. */
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -19,6 +46,13 @@ export interface Product {
   readonly name: string;
   /** Present only when the upstream sends it; SPEC "Other records" names only id and name. */
   readonly price?: number;
+}
+
+/** The type token {@link ProductReader} reads: a product checked field by field. */
+export abstract class CatalogProduct implements Product {
+  abstract readonly id: number;
+  abstract readonly name: string;
+  abstract readonly price?: number;
 }
 
 /** Options of {@link UpstreamCatalog}. */
@@ -37,44 +71,23 @@ export interface UpstreamCatalogOptions {
   readonly maxConnections?: number;
 }
 
-/** Error codes that mean "could not reach the upstream at all" (503, as Envoy answers). */
-const UNREACHABLE = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EHOSTDOWN',
-  'ENETDOWN',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'UND_ERR_DESTROYED',
-  'UND_ERR_CLOSED',
-]);
-const TIMEOUT = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
-const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\s*(?:;|$)/i;
+const unused = (): never => {
+  throw new Error('CatalogApi is a contract: call it through the client');
+};
+
+/** The catalogue's API, as this service calls it. */
+@Path('/products')
+@Produces('application/json')
+export abstract class CatalogApi {
+  /** Declared as returning the token (not a Promise), so the client reads it with {@link ProductReader}. */
+  @GET('{id}') product(@PathParam('id') _id: number): CatalogProduct {
+    return unused();
+  }
+}
 
 function positive(name: string, value: number): number {
   if (!Number.isSafeInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer`);
   return value;
-}
-
-/** First string `code` on the error, its cause chain, or the first error of an AggregateError. */
-function errorCode(err: unknown): string | undefined {
-  let current: unknown = err;
-  for (let depth = 0; depth < 4 && typeof current === 'object' && current !== null; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string') return code;
-    current = current instanceof AggregateError ? current.errors[0] : (current as { cause?: unknown }).cause;
-  }
-  return undefined;
-}
-
-type Body = Dispatcher.ResponseData['body'];
-
-/** Drops a body we will not read. Without the listener undici's abort error would be unhandled. */
-function discard(body: Body): void {
-  body.on('error', () => undefined);
-  body.destroy();
 }
 
 function badGateway(message: string, cause?: unknown): BadGatewayError {
@@ -82,50 +95,98 @@ function badGateway(message: string, cause?: unknown): BadGatewayError {
 }
 
 /** Copies the known fields of a valid product; undefined for any other shape. */
-function toProduct(value: unknown, id: number): Product | undefined {
+function toProduct(value: unknown): Product | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
   const fields = value as Record<string, unknown>;
-  const { name, price } = fields;
-  // A different id means the upstream answered another question; do not pass it on.
-  if (fields['id'] !== id) return undefined;
+  const { id, name, price } = fields;
+  if (typeof id !== 'number' || !Number.isSafeInteger(id) || id < 1) return undefined;
   if (typeof name !== 'string' || name.trim().length === 0) return undefined;
   if (price === undefined) return { id, name };
   if (typeof price !== 'number' || !Number.isFinite(price) || price < 0) return undefined;
   return { id, name, price };
 }
 
+const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json$/;
+
 /**
- * Reads products from `${baseUrl}/products/{id}` over a dedicated undici Agent.
+ * Reads a {@link CatalogProduct} from a JSON answer (any `+json` type too): strict UTF-8, at most
+ * the client's `maxResponseBytes`, and only the known, valid fields copied (a `__proto__` key in the
+ * answer is just an ignored field). Anything else throws, which the client reports as an unreadable
+ * response (502 through {@link CatalogFailureMapper}).
+ */
+export class ProductReader implements MessageBodyReader<Product> {
+  readonly consumes = ['application/json'];
+
+  isReadable(type: TypeToken, mediaType: MediaType | undefined): boolean {
+    return type === CatalogProduct && mediaType !== undefined && JSON_TYPE.test(mediaType.essence);
+  }
+
+  async readFrom(_type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): Promise<Product> {
+    const charset = mediaType?.params.charset?.toLowerCase();
+    if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') throw new TypeError(`Upstream answer in ${charset}`);
+    const text = UTF8.decode(await readBody(input, ctx.limit, ctx.contentLength));
+    const product = toProduct(JSON.parse(text));
+    if (product === undefined) throw new TypeError('Upstream answer is not a valid product');
+    return product;
+  }
+}
+
+/** The upstream said 404: the product does not exist (not an error of ours to show). */
+class NoSuchProduct extends Error {}
+
+/** Every status but 200 is an error: 404 means no product, anything else (redirects included) 502. */
+export class CatalogStatusMapper implements ResponseExceptionMapper {
+  handles(status: number): boolean {
+    return status !== 200;
+  }
+
+  toError(response: ClientResponse): Error {
+    return response.status === 404 ? new NoSuchProduct() : badGateway(`Upstream answered ${response.status}`);
+  }
+}
+
+/** Transport failures as gateway errors: timeouts 504, unreachable or closed 503, the rest 502. */
+export class CatalogFailureMapper implements ClientFailureMapper {
+  mapFailure(error: ClientProcessingError): Error {
+    if (error instanceof ClientTimeoutError && error.phase !== 'connect') {
+      return new GatewayTimeoutError('Upstream timed out', { code: 'UPSTREAM_TIMEOUT', cause: error });
+    }
+    if (error instanceof ClientTimeoutError || error.code === ClientErrorCode.Unreachable || error.code === ClientErrorCode.Closed) {
+      return new ServiceUnavailableError('Upstream unavailable', { code: 'UPSTREAM_UNAVAILABLE', cause: error });
+    }
+    // Resets, early closes, size-limit hits, unreadable answers: the upstream misbehaved.
+    return badGateway('Upstream failed', error);
+  }
+}
+
+/**
+ * Reads products from `${baseUrl}/products/{id}` over a client with its own pooled undici Agent.
  * @example
  * const catalog = new UpstreamCatalog('http://catalog.internal:8081');
  * const product = await catalog.get(7); // undefined when the upstream says 404
  */
 export class UpstreamCatalog {
-  readonly #base: string;
-  readonly #agent: Agent;
-  readonly #maxBytes: number;
-  readonly #totalTimeoutMs: number;
-  readonly #headersTimeoutMs: number;
+  readonly #client: Client;
+  readonly #api: ContractClient<CatalogApi>;
 
   constructor(baseUrl: string, options: UpstreamCatalogOptions = {}) {
     const url = new URL(baseUrl);
     if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search !== '' || url.hash !== '') {
       throw new TypeError('baseUrl must be an http(s) URL without query or fragment');
     }
-    this.#base = url.href.replace(/\/+$/, '');
     const headersTimeout = positive('headersTimeoutMs', options.headersTimeoutMs ?? 2000);
     const bodyTimeout = positive('bodyTimeoutMs', options.bodyTimeoutMs ?? 2000);
-    this.#headersTimeoutMs = headersTimeout;
-    this.#totalTimeoutMs = positive('totalTimeoutMs', options.totalTimeoutMs ?? headersTimeout + bodyTimeout);
-    this.#maxBytes = positive('maxResponseBytes', options.maxResponseBytes ?? 256 * 1024);
-    this.#agent = new Agent({
-      connect: { timeout: positive('connectTimeoutMs', options.connectTimeoutMs ?? 1000) },
+    this.#client = new Client({
+      baseUrl: url.href,
+      connectTimeout: positive('connectTimeoutMs', options.connectTimeoutMs ?? 1000),
       headersTimeout,
       bodyTimeout,
-      // undici 7 enforces this in the HTTP/1 parser; #readBody counts as well, as a second line.
-      maxResponseSize: this.#maxBytes,
+      deadline: positive('totalTimeoutMs', options.totalTimeoutMs ?? headersTimeout + bodyTimeout),
+      maxResponseBytes: positive('maxResponseBytes', options.maxResponseBytes ?? 256 * 1024),
       connections: positive('maxConnections', options.maxConnections ?? 16),
+      providers: [new ProductReader(), new CatalogStatusMapper(), new CatalogFailureMapper()],
     });
+    this.#api = this.#client.proxy(CatalogApi);
   }
 
   /**
@@ -136,88 +197,20 @@ export class UpstreamCatalog {
    */
   async get(id: number): Promise<Product | undefined> {
     if (!Number.isSafeInteger(id) || id < 1) throw new BadRequestError('Product id must be a positive integer');
-    // Our own timers: undici's header/body timeouts run on a 1 s-resolution clock (fast timers
-    // in lib/util/timers.js), so a 300 ms setting fires after up to ~1 s. They stay as a backstop.
-    const deadline = new AbortController();
-    const abort = () => deadline.abort();
-    const total = setTimeout(abort, this.#totalTimeoutMs).unref();
-    const headers = setTimeout(abort, this.#headersTimeoutMs).unref();
+    let product: Product;
     try {
-      const response = await request(`${this.#base}/products/${id}`, {
-        dispatcher: this.#agent,
-        method: 'GET',
-        headers: { accept: 'application/json' },
-        signal: deadline.signal,
-      });
-      clearTimeout(headers);
-      return await this.#read(response, id);
+      product = await this.#api.product(id);
     } catch (err) {
-      throw this.#mapError(err, deadline.signal.aborted);
-    } finally {
-      clearTimeout(headers);
-      clearTimeout(total);
+      if (err instanceof NoSuchProduct) return undefined;
+      throw err;
     }
+    // A different id means the upstream answered another question; do not pass it on.
+    if (product.id !== id) throw badGateway('Upstream answer is not a valid product');
+    return product;
   }
 
   /** Closes pooled sockets; call on shutdown. */
   close(): Promise<void> {
-    return this.#agent.close();
-  }
-
-  async #read(response: Dispatcher.ResponseData, id: number): Promise<Product | undefined> {
-    const { statusCode, headers, body } = response;
-    if (statusCode !== 200) {
-      // Drain a little so the socket can be reused; dump() destroys it past the limit.
-      await body.dump({ limit: 16 * 1024 }).catch(() => undefined);
-      if (statusCode === 404) return undefined;
-      throw badGateway(`Upstream answered ${statusCode}`);
-    }
-    const contentType = headers['content-type'];
-    if (typeof contentType !== 'string' || !JSON_TYPE.test(contentType)) {
-      discard(body);
-      throw badGateway('Upstream answer is not JSON');
-    }
-    const declared = Number(headers['content-length']);
-    if (Number.isFinite(declared) && declared > this.#maxBytes) {
-      discard(body);
-      throw badGateway('Upstream answer too large');
-    }
-    const raw = await this.#readBody(body);
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(UTF8.decode(raw));
-    } catch (err) {
-      throw badGateway('Upstream answer is not valid JSON', err);
-    }
-    const product = toProduct(parsed, id);
-    if (product === undefined) throw badGateway('Upstream answer is not a valid product');
-    return product;
-  }
-
-  async #readBody(body: Body): Promise<Buffer> {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of body as AsyncIterable<Buffer>) {
-      size += chunk.length;
-      if (size > this.#maxBytes) {
-        discard(body);
-        throw badGateway('Upstream answer too large');
-      }
-      chunks.push(chunk);
-    }
-    return Buffer.concat(chunks, size);
-  }
-
-  #mapError(err: unknown, deadlinePassed: boolean): WebApplicationError {
-    if (err instanceof WebApplicationError) return err;
-    const code = errorCode(err);
-    if (deadlinePassed || (code !== undefined && TIMEOUT.has(code))) {
-      return new GatewayTimeoutError('Upstream timed out', { code: 'UPSTREAM_TIMEOUT', cause: err });
-    }
-    if (code !== undefined && UNREACHABLE.has(code)) {
-      return new ServiceUnavailableError('Upstream unavailable', { code: 'UPSTREAM_UNAVAILABLE', cause: err });
-    }
-    // Resets, early closes, size-limit hits and anything unknown: the upstream misbehaved.
-    return badGateway('Upstream failed', err);
+    return this.#client.close();
   }
 }

@@ -8,24 +8,37 @@
  * pages become a slice, and the page total is `length`. The array holds references to the records
  * the store already keeps, so it costs one pointer per user.
  *
+ * Beside it, built lazily on first use and from then on maintained by every write (create,
+ * replace, patch, delete): one sort index per sortable field (sort-index.ts) and a trigram index
+ * of the lower-cased emails (trigram-index.ts). At 10^6 users they turn sorted pages, email
+ * lookups and searches from linear scans into logarithmic lookups (bench/indexes.mjs). After a
+ * restart (a new store object, replayed from its journal) everything is rebuilt from the store.
+ *
  * The index is built lazily by one scan and then maintained by the service's writes, so the users
  * collection must be written only through UserService (the seed included). It lives in a WeakMap
  * keyed by the store so two service instances (the app's and the seeder's) never disagree.
  */
 import type { RecordStore } from '../storage/record-store.js';
+import { UserSortIndex, type IndexedSortField } from './sort-index.js';
+import { TrigramIndex } from './trigram-index.js';
 import { KeyedLock } from './users-keyed-lock.js';
 import { USERS_COLLECTION, type StoredUser } from './users-model.js';
 import { isVariant } from './users-representation.js';
 
 const indexes = new WeakMap<RecordStore, UsersIndex>();
 
-/** Regular users sorted by id, one cached full sort, and the per-user write lock; one per store. */
+/**
+ * Regular users sorted by id, their sort and search indexes, one cached full sort (unindexed
+ * services) and the per-user write lock; one per store.
+ */
 export class UsersIndex {
   /** Serializes read-modify-write cycles per user id. */
   readonly lock = new KeyedLock();
   private sorted: StoredUser[] | undefined;
   private changes = 0;
   private cache: { key: string; version: number; records: StoredUser[] } | undefined;
+  private readonly fields = new Map<IndexedSortField, UserSortIndex>();
+  private grams: TrigramIndex | undefined;
 
   private constructor(private readonly store: RecordStore) {}
 
@@ -50,6 +63,22 @@ export class UsersIndex {
       this.sorted = records;
     }
     return this.sorted;
+  }
+
+  /** The sort index of `field`, built on first use by one full sort, then maintained by writes. */
+  sortIndex(field: IndexedSortField): UserSortIndex {
+    let index = this.fields.get(field);
+    if (index === undefined) {
+      index = new UserSortIndex(field, this.records());
+      this.fields.set(field, index);
+    }
+    return index;
+  }
+
+  /** The trigram index of the emails, built on first use, then maintained by writes. */
+  trigrams(): TrigramIndex {
+    this.grams ??= TrigramIndex.of(this.records());
+    return this.grams;
   }
 
   /**
@@ -84,14 +113,24 @@ export class UsersIndex {
     const record = this.store.get<StoredUser>(USERS_COLLECTION, id);
     if (records === undefined || record === undefined || isVariant(record)) return; // lazy scan will see it
     const last = records[records.length - 1];
+    let previous: StoredUser | undefined;
     if (last === undefined || last.id < id) {
       records.push(record);
-      return;
+    } else {
+      // Concurrent creates may commit out of id order.
+      const at = lowerBound(records, id);
+      previous = records[at]?.id === id ? records[at] : undefined;
+      if (previous !== undefined) records[at] = record;
+      else records.splice(at, 0, record);
     }
-    // Concurrent creates may commit out of id order.
-    const at = lowerBound(records, id);
-    if (records[at]?.id === id) records[at] = record;
-    else records.splice(at, 0, record);
+    for (const index of this.fields.values()) {
+      if (previous === undefined) index.add(record);
+      else index.replace(previous, record);
+    }
+    if (this.grams !== undefined && previous?.email.toLowerCase() !== record.email.toLowerCase()) {
+      if (previous !== undefined) this.grams.remove(id, previous.email);
+      this.grams.add(id, record.email);
+    }
   }
 
   /** Records a committed delete. Idempotent. */
@@ -100,7 +139,11 @@ export class UsersIndex {
     const records = this.sorted;
     if (records === undefined) return;
     const at = lowerBound(records, id);
-    if (records[at]?.id === id) records.splice(at, 1);
+    const previous = records[at];
+    if (previous?.id !== id) return;
+    records.splice(at, 1);
+    for (const index of this.fields.values()) index.remove(previous);
+    this.grams?.remove(id, previous.email);
   }
 }
 

@@ -16,23 +16,29 @@
  * - Concurrency: every read-modify-write of one user runs under a per-id lock (KeyedLock), so
  *   concurrent PUT/PATCH/DELETE of the same user behave as if sequential.
  *
- * Performance at 10^6 users (bench/domain-scale.ts, MemoryRecordStore):
+ * Performance at 10^6 users (bench/indexes.mjs, bench/domain-scale.ts, MemoryRecordStore):
  * - Regular users are kept as an id-sorted array of the store's own records (users-index.ts).
  *   get: one store lookup. list and id-sorted pages (asc or desc): a slice, O(page size);
  *   totals O(1).
- * - Pages sorted by another field: no full sort per request. One pass over the array with a
+ * - By default (`indexes: true`) pages sorted by another field, findByEmail, the email filter and
+ *   search use indexes maintained on every write (sort-index.ts, trigram-index.ts): a page costs
+ *   O(n / 1024 + page size), an email lookup O(log n + matches), a search one posting-list walk.
+ *   Each index is built on first use (one sort or one pass over the users).
+ * - Unindexed services (`indexes: false`: less memory, and the reference the indexed answers are
+ *   tested against) scan instead. Pages sorted by another field: one pass over the array with a
  *   bounded heap (paging-select.ts), O(n log k), k = min((page+1)*size, n - page*size), so the
  *   first and last pages are cheap. When k would exceed HEAP_WINDOW_LIMIT (deep middle pages)
  *   a full sort is built once and cached until the next write; while it is valid every page of
  *   that order (shallow ones too) is a slice of it.
- * - findByEmail and search: a linear scan of the array in id order (O(n), documented), stopped
- *   at 1000 results, the SPEC's unpaged-list limit.
+ *   findByEmail and search: a linear scan of the array in id order, stopped at 1000 results, the
+ *   SPEC's unpaged-list limit.
  */
 import { isRecordId } from '../storage/record-codec.js';
 import type { RecordStore } from '../storage/record-store.js';
 import { EntityTag, NotFoundError } from '@jaxrs-node/pipeline';
 import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from './paging.js';
 import { selectWindow } from './paging-select.js';
+import { TrigramIndex } from './trigram-index.js';
 import { UsersIndex } from './users-index.js';
 import {
   formatTimestamp,
@@ -69,6 +75,11 @@ export interface UserServiceOptions {
   clock?: Clock;
   /** Tuning/testing: largest heap a page selection builds (default {@link HEAP_WINDOW_LIMIT}). */
   heapWindowLimit?: number;
+  /**
+   * Serve sorted pages, email lookups and searches from indexes maintained on write (default
+   * true); false scans instead (less memory, slower at scale). Same answers either way.
+   */
+  indexes?: boolean;
 }
 
 /** Server-side extras for {@link UserService.create}; never fed from a request body. */
@@ -82,6 +93,7 @@ export class UserService {
   private readonly index: UsersIndex;
   private readonly clock: Clock;
   private readonly heapWindowLimit: number;
+  private readonly indexed: boolean;
 
   constructor(
     private readonly store: RecordStore,
@@ -90,6 +102,7 @@ export class UserService {
     this.index = UsersIndex.of(store);
     this.clock = options.clock ?? systemClock;
     this.heapWindowLimit = options.heapWindowLimit ?? HEAP_WINDOW_LIMIT;
+    this.indexed = options.indexes ?? true;
   }
 
   /**
@@ -171,13 +184,18 @@ export class UserService {
 
   /** Regular users whose email equals `email` exactly (emails are not unique). */
   findByEmail(email: string): UserRepresentation[] {
+    if (this.indexed) return this.index.sortIndex('email').equal(email, MAX_LIST_ITEMS).map(toUserRepresentation);
     return this.scan((user) => user.email === email);
   }
 
-  /** Regular users whose email contains `fragment`, ignoring case; linear scan, capped. */
+  /** Regular users whose email contains `fragment`, ignoring case, ascending id, capped. */
   search(fragment: string): UserRepresentation[] {
     const needle = fragment.toLowerCase();
-    return this.scan((user) => user.email.toLowerCase().includes(needle));
+    const contains = (user: StoredUser): boolean => user.email.toLowerCase().includes(needle);
+    // The empty fragment matches everyone: the scan stops after the first MAX_LIST_ITEMS users.
+    if (!this.indexed || needle === '' || !TrigramIndex.answers(needle)) return this.scan(contains);
+    const ids = this.index.trigrams().search(needle, MAX_LIST_ITEMS, (id) => contains(this.requireRecord(id)));
+    return ids.map((id) => toUserRepresentation(this.requireRecord(id)));
   }
 
   /** Number of regular users (the paged total). */
@@ -198,10 +216,9 @@ export class UserService {
     const email = filter.email;
     if (email !== undefined) {
       // Filtered pages: the matches are few (emails are not unique, but one address has few users).
-      const matches = this.index
-        .records()
-        .filter((u) => u.email === email)
-        .sort(userComparator(req.sort));
+      const matches = (
+        this.indexed ? this.index.sortIndex('email').equal(email, Infinity) : this.index.records().filter((u) => u.email === email)
+      ).sort(userComparator(req.sort));
       const offset = req.page * req.size;
       return toPage(matches.slice(offset, offset + req.size).map(toUserRepresentation), req, matches.length);
     }
@@ -216,6 +233,8 @@ export class UserService {
         direction === 'asc'
           ? records.slice(offset, offset + req.size)
           : records.slice(Math.max(0, total - offset - req.size), Math.max(0, total - offset)).reverse();
+    } else if (this.indexed) {
+      users = this.index.sortIndex(field).page(direction, offset, req.size);
     } else {
       const sortKey = `${field},${direction}`;
       const compare = userComparator(req.sort);

@@ -112,10 +112,10 @@ function random(seed: number): () => number {
   };
 }
 
-async function populated(count: number, heapWindowLimit?: number): Promise<UserService> {
+async function populated(count: number, heapWindowLimit?: number, indexes?: boolean): Promise<UserService> {
   const store = new FakeRecordStore();
   const time = manualClock();
-  const users = new UserService(store, { clock: time.clock, heapWindowLimit });
+  const users = new UserService(store, { clock: time.clock, heapWindowLimit, indexes });
   const next = random(42);
   const names = ['Ann', 'Bob', 'Cy', 'Dee', 'Eve', 'Flo', 'Gus'];
   for (let i = 0; i < count; i++) {
@@ -144,11 +144,12 @@ function referenceOrder(all: UserRepresentation[], sort: SortSpec): number[] {
 
 describe('UserService.page', () => {
   it.each([
-    ['bounded heap only', undefined],
-    ['cached full sort for k > 8', 8],
-    ['cached full sort always', 0],
-  ])('matches a full sort for every field, direction, size and page (incl. past the end): %s', async (_name, limit) => {
-    const users = await populated(150, limit);
+    ['sort indexes', undefined, true],
+    ['bounded heap only', undefined, false],
+    ['cached full sort for k > 8', 8, false],
+    ['cached full sort always', 0, false],
+  ])('matches a full sort for every field, direction, size and page (incl. past the end): %s', async (_name, limit, indexes) => {
+    const users = await populated(150, limit, indexes);
     const all = users.page({ size: 1000 }).content;
     expect(all.length).toBe(users.count());
     for (const field of USER_SORT_FIELDS) {

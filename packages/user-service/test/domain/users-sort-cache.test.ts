@@ -40,7 +40,8 @@ const PAGE_SIZE = 5;
 async function setup(): Promise<{ store: CountingStore; users: UserService }> {
   const store = new CountingStore();
   // Limit 10: page 20 of size 5 needs a window of 105 > 10, so it builds and caches a full sort.
-  const users = new UserService(store, { heapWindowLimit: 10 });
+  // The cache serves unindexed services only (indexed ones use sort-index.ts).
+  const users = new UserService(store, { heapWindowLimit: 10, indexes: false });
   for (let i = 0; i < USERS; i++) {
     await users.create({ email: `u${i}@example.com`, firstName: 'Xx', lastName: `L${(i * 7919) % 1000}` });
   }

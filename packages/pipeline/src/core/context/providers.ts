@@ -120,6 +120,12 @@ export interface MessageBodyWriter<T = unknown> {
 /** Converts one string parameter value. Throw to signal a bad value (→ 400). */
 export interface ParamConverter<T = unknown> {
   fromString(value: string): T;
+  /**
+   * The text form of a value (JAX-RS `ParamConverter.toString`), used by `@jaxrs-node/pipeline/client`
+   * to send a parameter of this type; without it the client sends numbers, booleans, dates (ISO 8601)
+   * and objects with their own `toString()` as they are, and refuses other objects.
+   */
+  toString?(value: T): string;
 }
 
 /** What a converter provider learns about the parameter. */

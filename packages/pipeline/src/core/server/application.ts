@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo, ListenOptions, Socket } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import { validateBasePath } from '../context/base-path.js';
@@ -12,6 +12,7 @@ import { channels } from '../stages/diagnostics.js';
 import type { Exchange } from '../stages/exchange.js';
 import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
 import { handle, rejectWhileClosing } from '../stages/lifecycle.js';
+import { runClosingHooks } from '../stages/extensions.js';
 import { classMeta, discoveredProviders } from '../model/metadata.js';
 import { ModelProblems, type ModelProblem } from '../model/model-problems.js';
 import type { RouteMethod } from '../stages/model.js';
@@ -59,6 +60,13 @@ export interface ApplicationOptions {
    * @example new Application({ basePath: '/api', resources: [UserResource] })
    */
   basePath?: string;
+  /**
+   * The application cannot run in several processes at once (it keeps state in memory that
+   * requests must share: an in-memory store, rate-limit counters, sessions). {@link serveOnCores}
+   * then refuses to start more than one worker, with a message naming this option. Default false.
+   * @example new Application({ resources: [InMemoryCartResource], singleProcess: true })
+   */
+  singleProcess?: boolean;
 }
 
 const defaultOnWarning = (w: ModelProblem): void => {
@@ -97,11 +105,15 @@ export class Application {
   private sockets: Set<Socket> = new Set();
   private closing: Promise<CloseResult> | undefined;
   readonly limits: PipelineLimits;
-  private readonly basePath: string | undefined;
+  /** The `basePath` option (`@ApplicationPath`), validated; undefined for the root. */
+  readonly basePath: string | undefined;
+  /** The `singleProcess` option: true when the application must not be served by several processes. */
+  readonly singleProcess: boolean;
 
   constructor(options: ApplicationOptions = {}) {
     this.options = options;
     this.basePath = validateBasePath(options.basePath);
+    this.singleProcess = options.singleProcess === true;
     this.limits = resolveLimits(options.limits);
     this.container = options.container ?? rootContainer.createChildContainer();
     // Marked, so build() can say that an entry of `resources` is not a resource class.
@@ -204,8 +216,12 @@ export class Application {
     return this.httpServer;
   }
 
-  /** Starts a `node:http` server with the configured limits. Port 0 picks a free port. */
-  async listen(port = 0, host = '127.0.0.1'): Promise<AddressInfo> {
+  /**
+   * Starts a `node:http` server with the configured limits. Port 0 picks a free port. `socket`
+   * sets how the listening socket is bound (see {@link ListenSocketOptions}).
+   * @example const { port } = await app.listen(0, '127.0.0.1');
+   */
+  async listen(port = 0, host = '127.0.0.1', socket: ListenSocketOptions = {}): Promise<AddressInfo> {
     const l = this.limits;
     const server = createServer(
       {
@@ -225,7 +241,7 @@ export class Application {
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen(port, host, () => {
+      server.listen({ port, host, ...socket } as ListenOptions, () => {
         server.off('error', reject);
         resolve();
       });
@@ -244,6 +260,8 @@ export class Application {
     if (this.closing !== undefined) return this.closing;
     const rt = this.build().rt!;
     rt.state.closing = true;
+    // Long-lived responses (event streams) end now instead of holding the close until its deadline.
+    runClosingHooks(rt);
     const server = this.httpServer;
     const sockets = this.sockets;
     this.closing = new Promise<CloseResult>((resolve) => {
@@ -299,6 +317,21 @@ export class Application {
   inject(request: InjectRequest | string): Promise<InjectResponse> {
     return injectRequest(this.handler, typeof request === 'string' ? { url: request } : request);
   }
+}
+
+/**
+ * How {@link Application.listen} binds its socket; {@link serveOnCores} sets these for its workers.
+ * @example await app.listen(8080, '0.0.0.0', { reusePort: true, exclusive: true });
+ */
+export interface ListenSocketOptions {
+  /**
+   * `SO_REUSEPORT`: several processes bind the same port and the kernel spreads connections over
+   * them. Node 22.12+ / 23.1+ on Linux and some BSDs; older Node ignores it (the second bind then
+   * fails with `EADDRINUSE`).
+   */
+  reusePort?: boolean;
+  /** In a `node:cluster` worker, bind the socket in this process instead of sharing the primary's. */
+  exclusive?: boolean;
 }
 
 /** How a {@link Application.close} went. */

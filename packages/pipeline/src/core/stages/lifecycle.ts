@@ -16,6 +16,7 @@ import { Response, ResponseBuilder } from '../http/response.js';
 import type { Runtime } from './runtime.js';
 import { isThenable, type Step } from '../util/thenable.js';
 import { invalidHost, isValidHost } from '../context/uri-info.js';
+import { voidAnswer } from './extensions.js';
 
 /**
  * What happens to a request, top to bottom (Processing rules §1):
@@ -185,6 +186,8 @@ function withDeadline(ex: Exchange, deadline: DeadlineSpec, result: PromiseLike<
   return new Promise<void>((resolve, reject) => {
     let late = false;
     const timer = setTimeout(() => {
+      // The method already answered through a context value (an event stream is under way).
+      if (ex.response !== undefined) return;
       late = true;
       ex.abort(new DOMException(`The method did not answer within ${deadline.ms} ms`, 'TimeoutError'));
       const instead = deadline.onTimeout?.(ex);
@@ -243,6 +246,13 @@ function methodFailed(ex: Exchange, error: unknown): never {
 
 function returned(ex: Exchange, value: unknown): Step {
   if (channels.methodEnd.hasSubscribers) channels.methodEnd.publish({ request: ex, resourceInfo: ex.resourceInfo });
+  // A context value (an event sink) already started the response: the result has no say.
+  if (ex.response !== undefined) return;
+  if (value === undefined || value === null) {
+    // Nothing returned: a context value that answers itself (extensions.ts) does, else 204.
+    const answer = voidAnswer(ex);
+    if (answer !== undefined) return answer();
+  }
   return respond(ex, toResponse(value));
 }
 

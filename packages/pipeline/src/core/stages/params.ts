@@ -11,6 +11,7 @@ import { UriInfo } from '../context/uri-info.js';
 import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
 import { truncate, typeName } from '../util/type-name.js';
 import { Int } from '../../providers/type-tokens.js';
+import { contextFactory } from './extensions.js';
 
 type Convert = (raw: string) => unknown;
 
@@ -29,11 +30,18 @@ export function compileParam(
   where = `${info.resourceClass.name}.${info.methodName}`,
 ): ArgResolver {
   const source = meta.source!;
-  if (source === 'context') return contextResolver(meta.type ?? designType);
+  if (source === 'context') return contextResolver(meta.type ?? designType, info, where);
   const name = meta.name!;
   const type = meta.type ?? designType ?? String;
   const isArray = type === Array;
   const elementType = meta.elementType ?? String;
+  if (source === 'form') noteFormField(info, name, isArray ? elementType : type);
+  if (source === 'form' && isFormPartType(isArray ? elementType : type)) {
+    if (meta.defaultValue !== undefined) {
+      throw new Error(`@DefaultValue on form part parameter '${name}' in ${where}: a part has no text form; remove it`);
+    }
+    return partResolver(name, isArray);
+  }
   const pinfo: ParamInfo = { source: source as ParamInfo['source'], name, type, resourceInfo: info };
   const convert = guard(source, name, converterFor(isArray ? elementType : type, pinfo, providers));
   let fallback: unknown = isArray ? [] : undefined;
@@ -95,6 +103,54 @@ function rawAccessor(source: ParamMeta['source'], name: string, many: boolean): 
 
 /** Request property under which the parsed form body is kept for `@FormParam`. */
 export const FORM_PROPERTY = 'jaxrs-node.form';
+
+/**
+ * A static property that marks a class as a form part type: a `@FormParam` of that type (or an
+ * array of it, `{ elementType }`) receives the form's own object for the name, unconverted, from
+ * `part(name)` / `parts(name)` of the form a reader produced (a multipart reader's parts). A form
+ * without them (urlencoded) gives `undefined` / `[]`.
+ */
+export const FORM_PART_TYPE: unique symbol = Symbol.for('jaxrs-node.form-part-type');
+
+/** A form whose reader also keeps parts as objects (see {@link FORM_PART_TYPE}). */
+interface FormParts {
+  part(name: string): unknown;
+  parts(name: string): unknown[];
+}
+
+const isFormPartType = (type: TypeToken): boolean => (type as { [FORM_PART_TYPE]?: unknown })[FORM_PART_TYPE] === true;
+
+function partResolver(name: string, many: boolean): ArgResolver {
+  return (ex) => {
+    const form = ex.getProperty(FORM_PROPERTY) as Partial<FormParts> | undefined;
+    if (typeof form?.part !== 'function' || typeof form.parts !== 'function') return many ? [] : undefined;
+    return many ? form.parts(name) : (form.part(name) ?? undefined);
+  };
+}
+
+/** One `@FormParam` of a resource method (its own or a `@BeanParam` field's), as {@link formFields} lists it. */
+export interface FormField {
+  readonly name: string;
+  /** Typed (or its array's elements typed) with a {@link FORM_PART_TYPE}: the form must keep the part itself, not its text. */
+  readonly part: boolean;
+}
+
+const formFieldsByMethod = new WeakMap<ResourceInfo, FormField[]>();
+
+function noteFormField(info: ResourceInfo, name: string, type: TypeToken): void {
+  let list = formFieldsByMethod.get(info);
+  if (list === undefined) formFieldsByMethod.set(info, (list = []));
+  list.push({ name, part: isFormPartType(type) });
+}
+
+/**
+ * The `@FormParam`s of the matched method (`ctx.resourceInfo`), its `@BeanParam`s' included, as
+ * compiled at start-up; undefined for a method without any. A reader of a form that must be read
+ * whole before the method runs (multipart) uses it to keep only what is asked for.
+ */
+export function formFields(info: ResourceInfo | undefined): readonly FormField[] | undefined {
+  return info === undefined ? undefined : formFieldsByMethod.get(info);
+}
 
 function guard(source: string, name: string, convert: Convert): Convert {
   return (raw) => {
@@ -209,7 +265,7 @@ export class HttpHeaders {
   }
 }
 
-function contextResolver(type: TypeToken | undefined): ArgResolver {
+function contextResolver(type: TypeToken | undefined, info: ResourceInfo, where: string): ArgResolver {
   if (type === UriInfo) return (ex) => new UriInfo(ex);
   if (type === HttpHeaders) return (ex) => new HttpHeaders(ex);
   if (type === SecurityContext) return (ex) => ex.securityContext;
@@ -217,5 +273,8 @@ function contextResolver(type: TypeToken | undefined): ArgResolver {
   if (type === NodeIncomingMessage) return (ex): IncomingMessage => ex.raw;
   if (type === NodeServerResponse) return (ex): ServerResponse => ex.rawResponse;
   if (type === AbortSignal) return (ex) => ex.signal;
+  // Types added by features (extensions.ts), e.g. server-sent events' sink.
+  const factory = contextFactory(type);
+  if (factory !== undefined) return factory(info, where);
   return (ex) => ex;
 }

@@ -19,6 +19,11 @@ export interface ConstraintDef {
   readonly typeMessage: string;
   readonly isValid: (value: unknown) => boolean;
   readonly message: string;
+  /**
+   * The rule as a JSON Schema 2020-12 fragment for present values (`{ minLength: 2 }` for
+   * `Size({ min: 2 })`), read by the OpenAPI generator; undefined when it cannot be expressed.
+   */
+  readonly schema?: Readonly<Record<string, unknown>> | undefined;
 }
 
 /** What `Valid()` recorded: an explicit nested type, if given. */

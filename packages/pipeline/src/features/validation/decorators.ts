@@ -45,6 +45,8 @@ export function NotBlank(options?: ConstraintOptions): ConstraintDecorator {
     typeMessage: 'must be a string',
     isValid: (v) => typeof v === 'string' && v.trim() !== '',
     message,
+    // ECMA-262 `\S` is the complement of the WhiteSpace and LineTerminator set `trim()` removes.
+    schema: { type: 'string', minLength: 1, pattern: '\\S' },
   });
 }
 
@@ -95,6 +97,12 @@ export function Size(options: SizeOptions): ConstraintDecorator {
       return n >= lo && n <= hi;
     },
     message: customMessage(options, 'Size') ?? fallback,
+    // JSON Schema counts code points too; each pair applies to its own type only.
+    schema: {
+      type: ['string', 'array'],
+      ...(min === undefined ? {} : { minLength: min, minItems: min }),
+      ...(max === undefined ? {} : { maxLength: max, maxItems: max }),
+    },
   });
 }
 
@@ -125,6 +133,10 @@ function bound(kind: 'Min' | 'Max', n: number, options: BoundOptions | undefined
     typeMessage: 'must be a finite number',
     isValid,
     message: customMessage(options, kind) ?? `must be ${relation} ${n}`,
+    schema: {
+      type: 'number',
+      [kind === 'Min' ? (exclusive ? 'exclusiveMinimum' : 'minimum') : exclusive ? 'exclusiveMaximum' : 'maximum']: n,
+    },
   });
 }
 
@@ -154,6 +166,7 @@ export function IsInt(options?: ConstraintOptions): ConstraintDecorator {
     typeMessage: 'must be a finite number',
     isValid: (v) => typeof v === 'bigint' || Number.isSafeInteger(v),
     message: customMessage(options, 'IsInt') ?? 'must be an integer',
+    schema: { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER },
   });
 }
 
@@ -179,6 +192,8 @@ export function Email(options?: ConstraintOptions): ConstraintDecorator {
       return s.length <= 254 && at > 0 && at <= 64 && EMAIL.test(s);
     },
     message: customMessage(options, 'Email') ?? 'must be a well-formed email address',
+    // The same rule: the look-ahead caps the local part at 64 characters.
+    schema: { type: 'string', format: 'email', maxLength: 254, pattern: `^(?=[^@]{1,64}@)${EMAIL.source.slice(1)}` },
   });
 }
 
@@ -201,6 +216,8 @@ export function Pattern(regex: RegExp | string, options?: string | ConstraintOpt
     typeMessage: 'must be a string',
     isValid: (v) => whole.test(v as string),
     message: customMessage(opts, 'Pattern') ?? `must match "${source}"`,
+    // JSON Schema patterns are unanchored ECMA-262 regexes without flags: only `u` carries over.
+    schema: flags === '' || flags === 'u' ? { type: 'string', pattern: whole.source } : { type: 'string' },
   });
 }
 

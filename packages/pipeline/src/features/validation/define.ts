@@ -22,6 +22,12 @@ export interface ConstraintSpec<T, A extends readonly unknown[] = []> {
   readonly typeMessage?: string;
   /** Also call `check` for null and undefined (a "required"-style constraint). Default false. */
   readonly checksAbsent?: boolean;
+  /**
+   * The rule as a JSON Schema 2020-12 fragment for present values, or one built from the use's
+   * arguments, for the OpenAPI document (`{ multipleOf: 2 }` for `Even`); without it the document
+   * shows the constraint's type only. Keep it equivalent to `check`: the document promises it.
+   */
+  readonly schema?: object | ((...args: A) => object);
 }
 
 /**
@@ -42,6 +48,7 @@ export type ConstraintFactory<A extends readonly unknown[] = []> = (...args: A |
  *   accepts: (v) => typeof v === 'string',
  *   typeMessage: 'must be a string',
  *   check: (v, prefix) => v.startsWith(prefix),
+ *   schema: (prefix) => ({ type: 'string', pattern: `^${prefix}` }),   // for the OpenAPI document
  * });
  * class Order { \@Even() quantity!: number; \@StartsWith('ORD-', { message: 'is not an order number' }) ref!: string; }
  * \@GET() list(\@QueryParam('page') \@Even() page: number) {}
@@ -56,6 +63,10 @@ export function defineConstraint<T, A extends readonly unknown[] = []>(spec: Con
     throw new TypeError(`defineConstraint(${name}): message must be a string or a function of the arguments`);
   }
   if (accepts !== undefined && typeof accepts !== 'function') throw new TypeError(`defineConstraint(${name}): accepts must be a function`);
+  const { schema } = spec;
+  if (schema !== undefined && (schema === null || (typeof schema !== 'object' && typeof schema !== 'function'))) {
+    throw new TypeError(`defineConstraint(${name}): schema must be a JSON Schema object or a function of the arguments`);
+  }
   const arity = Math.max(0, check.length - 1);
   const typeMessage = spec.typeMessage ?? 'has the wrong type';
   const nullPasses = spec.checksAbsent !== true;
@@ -70,6 +81,10 @@ export function defineConstraint<T, A extends readonly unknown[] = []>(spec: Con
     }
     const fallback = typeof message === 'string' ? message : message(...args);
     if (typeof fallback !== 'string') throw new TypeError(`defineConstraint(${name}): message() must return a string`);
+    const fragment = typeof schema === 'function' ? schema(...args) : schema;
+    if (fragment !== undefined && (typeof fragment !== 'object' || fragment === null || Array.isArray(fragment))) {
+      throw new TypeError(`defineConstraint(${name}): schema() must return a JSON Schema object`);
+    }
     const test = arity === 0 ? (check as unknown as (v: unknown) => boolean) : (v: unknown) => check(v as T, ...args);
     return constraint({
       kind: name,
@@ -78,6 +93,7 @@ export function defineConstraint<T, A extends readonly unknown[] = []>(spec: Con
       typeMessage,
       isValid: (v) => test(v) === true,
       message: customMessage(options, name) ?? fallback,
+      schema: fragment as Readonly<Record<string, unknown>> | undefined,
     });
   };
 }

@@ -1,16 +1,14 @@
-// A value import on purpose: with `import type` the decorator metadata says `Function` and
-// `@Context()` injects the pipeline's request context instead of the raw request stream.
-import { IncomingMessage } from 'node:http';
 import { inject, injectable } from 'tsyringe';
 import { Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
+import { MultipartBody } from '@jaxrs-node/pipeline/multipart';
 import { downloadHeaders, type FileStore } from '../../domain/files.js';
 import { TOKENS } from '../tokens.js';
 
 /**
- * Uploads (multipart, busboy, streamed to `DATA_DIR`) and downloads (streamed, attachment,
- * nosniff). The upload method takes the raw request: the pipeline reads no entity for it, so
- * the multipart stream goes straight to busboy with its limits (413 / 400 / 415, never a
- * silently truncated file).
+ * Uploads (multipart, read part by part by the pipeline's multipart reader, streamed to
+ * `DATA_DIR`) and downloads (streamed, attachment, nosniff). The reader checks the media type,
+ * boundary and declared length before the method runs (415 / 400 / 413) and holds every part to
+ * the upload limits while it streams (413 / 400, never a silently truncated file).
  */
 @injectable()
 @Path('/api/files')
@@ -20,9 +18,9 @@ export class FilesResource {
   @POST('upload')
   @Consumes('multipart/form-data')
   @Produces('application/json')
-  async upload(@Context() req: IncomingMessage, @Context() uri: UriInfo): Promise<Response> {
-    // On 413/400/415 the body may be partly unread: the pipeline then closes the connection.
-    const record = await this.files.upload(req, req.headers);
+  async upload(parts: MultipartBody, @Context() uri: UriInfo): Promise<Response> {
+    // On 413/400 the body may be partly unread: the pipeline then closes the connection.
+    const record = await this.files.receive(parts);
     return Response.created(uri.baseUriBuilder().path(FilesResource).path(FilesResource, 'metadata').build(record.id))
       .entity(record)
       .build();

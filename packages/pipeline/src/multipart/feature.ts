@@ -1,0 +1,30 @@
+import type { Feature, FeatureContext } from '../core/context/providers.js';
+import { resolveLimits, type MultipartLimits } from './limits.js';
+import { MultipartReader, type MultipartOptions } from './reader.js';
+import { MultipartWriter } from './writer.js';
+
+/**
+ * Multipart entities (Jakarta REST 3.1 §4.2 `EntityPart`): registers a {@link MultipartReader}
+ * (`multipart/form-data` requests: a `MultipartBody` entity parameter, or `@FormParam`s) and a
+ * {@link MultipartWriter} (`EntityPart[]` as `multipart/form-data` or `multipart/mixed`). The
+ * limits are validated here, at construction.
+ *
+ * @example
+ * import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
+ * new Application({ resources: [Uploads], providers: [new MultipartFeature({ limits: { partSize: 512 * 1024 * 1024 } })] });
+ */
+export class MultipartFeature implements Feature {
+  /** The limits in force, defaults filled in. */
+  readonly limits: Readonly<MultipartLimits>;
+  private readonly reader: MultipartReader;
+  private readonly writer = new MultipartWriter();
+
+  constructor(options: MultipartOptions = {}) {
+    this.limits = resolveLimits(options.limits, 'MultipartFeature');
+    this.reader = new MultipartReader({ limits: this.limits });
+  }
+
+  setup(context: FeatureContext): void {
+    context.register(this.reader).register(this.writer);
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * The service called through typed clients of `@jaxrs-node/pipeline/client` made from its own
+ * resource classes (src/http/resources), against the BUILT service in a child process, with the
+ * statuses and bodies the other black-box suites expect. Covered, per resource:
+ * - UsersResource: list (array and page), search, get, create (201 + Location), createVariant,
+ *   replace, patch, remove (204, then 404), listOrders, createOrder, getOrder, transition (200,
+ *   then 409), a 400 naming the bad query parameter;
+ * - ProductsResource: get (embedded catalogue), 404;
+ * - AuthResource: login, 401 for bad credentials;
+ * - AdminUsersResource, ProtectedUsersResource, ExternalUsersResource: with credentials added by
+ *   client filters bound to the same binding decorators (@BasicAuth, @BearerAuth, @ApiKeyAuth), and 401 without;
+ * - HealthResource (both paths), TestResource (text), CustomDataResource, SchemaResource, LargeDataResource;
+ * - XmlUsersResource: the XML representation, read as text;
+ * - AsyncUsersResource: status, submit (202 + Location), job;
+ * - FilesResource: metadata of an unknown file (404).
+ */
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ContainerRequestContext, UriInfo } from '@jaxrs-node/pipeline';
+import {
+  Client,
+  ClientResponseError,
+  type ClientRequestContext,
+  type ClientRequestFilter,
+  type Contract,
+} from '@jaxrs-node/pipeline/client';
+import { ApiKeyAuth, BasicAuth, BearerAuth } from '../../src/http/bindings.js';
+import { AsyncUsersResource } from '../../src/http/resources/async-resource.js';
+import { AuthResource, LoginRequest } from '../../src/http/resources/auth-resource.js';
+import { FilesResource } from '../../src/http/resources/files-resource.js';
+import {
+  CustomDataResource,
+  HealthResource,
+  LargeDataResource,
+  SchemaResource,
+  TestResource,
+} from '../../src/http/resources/misc-resources.js';
+import { ProductsResource } from '../../src/http/resources/products-resource.js';
+import { AdminUsersResource, ExternalUsersResource, ProtectedUsersResource } from '../../src/http/resources/protected-resources.js';
+import { UserListQuery, UserSearchQuery } from '../../src/http/resources/user-queries.js';
+import { UsersResource } from '../../src/http/resources/users-resource.js';
+import { XmlUsersResource } from '../../src/http/resources/xml-resource.js';
+import { removeDir, startServer, type RunningServer } from '../helpers/server.js';
+
+/** What the server injects for `@Context()` parameters: a client leaves them out. */
+const uri = undefined as unknown as UriInfo;
+const ctx = undefined as unknown as ContainerRequestContext;
+
+/** Sends the admin account with HTTP Basic, only on resources carrying @BasicAuth. */
+@BasicAuth()
+class AdminCredentials implements ClientRequestFilter {
+  filterClientRequest(request: ClientRequestContext): void {
+    request.setHeader('authorization', `Basic ${Buffer.from('admin:password').toString('base64')}`);
+  }
+}
+/** Sends the development API key, only on resources carrying @ApiKeyAuth. */
+@ApiKeyAuth()
+class ApiKey implements ClientRequestFilter {
+  filterClientRequest(request: ClientRequestContext): void {
+    request.setHeader('x-api-key', 'test-api-key-123');
+  }
+}
+/** Sends a bearer token, only on resources carrying @BearerAuth. */
+@BearerAuth()
+class Bearer implements ClientRequestFilter {
+  constructor(private readonly token: () => string) {}
+  filterClientRequest(request: ClientRequestContext): void {
+    request.setHeader('authorization', `Bearer ${this.token()}`);
+  }
+}
+
+const query = <T extends object>(cls: new () => T, fields: Partial<T>): T => Object.assign(new cls(), fields);
+
+describe('the service through typed clients of its own resource classes (black box)', () => {
+  let server: RunningServer;
+  let client: Client;
+  let plain: Client;
+  let token = '';
+
+  beforeAll(async () => {
+    server = await startServer();
+    client = new Client({ baseUrl: server.url, providers: [new AdminCredentials(), new ApiKey(), new Bearer(() => token)] });
+    plain = new Client({ baseUrl: server.url });
+  });
+  afterAll(async () => {
+    await client?.close();
+    await plain?.close();
+    expect(await server.stop('SIGTERM')).toBe(0);
+    removeDir(server.dataDir);
+  });
+
+  const failure = async (call: Promise<unknown>): Promise<ClientResponseError> => {
+    const e = await call.catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(ClientResponseError);
+    return e as ClientResponseError;
+  };
+
+  it('UsersResource: read the seeded user, list, page, search; 400 names a bad query parameter', async () => {
+    const users = client.proxy(UsersResource);
+    expect(await users.get(1, ctx)).toMatchObject({ id: 1, firstName: 'John', lastName: 'Doe', email: 'test@example.com' });
+    const all = (await users.list(new UserListQuery())) as Array<{ id: number }>;
+    expect(all.map((u) => u.id)).toContain(1);
+    expect(await users.list(query(UserListQuery, { page: 0, size: 1 }))).toMatchObject({ page: 0, size: 1, content: [{ id: 1 }] });
+    expect(await users.search(query(UserSearchQuery, { email: 'TEST@example' }))).toMatchObject([{ id: 1 }]);
+    const bad = await failure(users.list(query(UserListQuery, { size: 0 })));
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ status: 400, error: 'Bad Request' });
+    expect(JSON.stringify(bad.body)).toContain('size');
+    expect((await failure(users.get(424242, ctx))).status).toBe(404);
+  });
+
+  it('UsersResource: create (201 + Location), variant, replace, patch, remove (204, then 404)', async () => {
+    const raw = client.responseProxy(UsersResource);
+    const created = await raw.create({ email: 'typed@example.com', firstName: 'Ty', lastName: 'Ped' }, uri);
+    expect(created.status).toBe(201);
+    const user = (await created.readEntity()) as { id: number; email: string };
+    expect(created.getHeader('location')).toBe(`${server.url}/api/users/${user.id}`);
+    const users = client.proxy(UsersResource);
+    expect(await users.createVariant({ name: 'Vari Ant', email: 'variant-typed@example.com' }, uri)).toMatchObject({
+      name: 'Vari Ant',
+      email: 'variant-typed@example.com',
+    });
+    expect(await users.replace(user.id, { email: 'typed2@example.com', firstName: 'Ty', lastName: 'Two' }, ctx)).toMatchObject({
+      id: user.id,
+      lastName: 'Two',
+    });
+    expect(await users.patch(user.id, { firstName: 'Patched' }, ctx)).toMatchObject({ id: user.id, firstName: 'Patched', lastName: 'Two' });
+    const removed = await raw.remove(user.id, ctx);
+    expect(removed.status).toBe(204);
+    expect((await failure(users.get(user.id, ctx))).status).toBe(404);
+  });
+
+  it('UsersResource: orders (list, create with Location, get, transition; 409 for a bad transition)', async () => {
+    const users = client.proxy(UsersResource);
+    expect(await users.listOrders(1)).toEqual(expect.any(Array));
+    const raw = await client.responseProxy(UsersResource).createOrder(1, { items: [{ productId: 1, quantity: 2 }] }, uri);
+    expect(raw.status).toBe(201);
+    const order = (await raw.readEntity()) as { id: number; status: string };
+    expect(order.status).toBe('PENDING');
+    expect(raw.getHeader('location')).toBe(`${server.url}/api/users/1/orders/${order.id}`);
+    expect(await users.getOrder(1, order.id)).toMatchObject({ id: order.id, status: 'PENDING' });
+    expect(await users.transition(1, order.id, { status: 'PROCESSING' })).toMatchObject({ status: 'PROCESSING' });
+    expect((await failure(users.transition(1, order.id, { status: 'PENDING' }))).status).toBe(409);
+  });
+
+  it('ProductsResource: the embedded catalogue; 404 for an unknown product', async () => {
+    const products = client.proxy(ProductsResource);
+    expect(await products.get(1)).toMatchObject({ id: 1, name: 'Laptop' });
+    expect((await failure(products.get(999))).status).toBe(404);
+  });
+
+  it('AuthResource and the protected resources: credentials from client filters bound like the resources', async () => {
+    const login = Object.assign(new LoginRequest(), { username: 'admin', password: 'password' });
+    const answer = (await client.proxy(AuthResource).login(login, ctx)) as { accessToken: string };
+    token = answer.accessToken;
+    expect(token).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(
+      (await failure(plain.proxy(AuthResource).login(Object.assign(new LoginRequest(), { username: 'admin', password: 'x' }), ctx))).status,
+    ).toBe(401);
+    const resources: Array<Contract<{ list(): unknown }>> = [AdminUsersResource, ProtectedUsersResource, ExternalUsersResource];
+    for (const resource of resources) {
+      expect(await client.proxy(resource).list()).toEqual(expect.arrayContaining([expect.objectContaining({ id: 1 })]));
+      expect((await failure(plain.proxy(resource).list())).status, resource.name).toBe(401);
+    }
+  });
+
+  it('HealthResource, TestResource, CustomDataResource, SchemaResource, LargeDataResource', async () => {
+    const health = client.proxy(HealthResource);
+    expect(await health.api()).toMatchObject({ status: 'UP' });
+    expect(await health.root()).toMatchObject({ status: 'UP' });
+    expect(await client.proxy(TestResource).text()).toBe('Test endpoint OK');
+    const custom = (await client.proxy(CustomDataResource).get()) as unknown as { customField: unknown; message: unknown };
+    expect([typeof custom.customField, typeof custom.message]).toEqual(['string', 'string']);
+    expect(await client.proxy(SchemaResource).get()).toEqual(expect.any(Object));
+    const large = (await client.proxy(LargeDataResource).stream('3', ctx)) as { items?: unknown[] } | unknown[];
+    expect(JSON.stringify(large)).toContain('"id"');
+  });
+
+  it('XmlUsersResource: the XML representation', async () => {
+    const r = await client.responseProxy(XmlUsersResource).get(1);
+    expect(r.status).toBe(200);
+    expect(r.getHeader('content-type')).toMatch(/^application\/xml/);
+    expect(await r.text()).toContain('<email>test@example.com</email>');
+  });
+
+  it('AsyncUsersResource: status, submit (202 + Location), the job', async () => {
+    const jobs = client.proxy(AsyncUsersResource);
+    expect(await jobs.status()).toEqual(expect.objectContaining({ status: expect.any(String) }));
+    const raw = await client
+      .responseProxy(AsyncUsersResource)
+      .submit([{ email: 'async-typed@example.com', firstName: 'A', lastName: 'S' }], uri);
+    expect(raw.status).toBe(202);
+    const job = (await raw.readEntity()) as { id: string; total: number };
+    expect(job.total).toBe(1);
+    expect(raw.getHeader('location')).toBe(`${server.url}/api/async/users/jobs/${job.id}`);
+    expect(await jobs.job(job.id)).toMatchObject({ id: job.id, total: 1 });
+  });
+
+  it('FilesResource: an unknown file is 404', async () => {
+    expect((await failure(client.proxy(FilesResource).metadata('999999'))).status).toBe(404);
+  });
+});
