@@ -68,6 +68,12 @@ function unreadBody(ex: Exchange): boolean {
 /** The rest of {@link send} for a stream body (`connection` and trace headers already set). */
 function sendStream(ex: Exchange, response: Response, body: Readable): Step {
   const res = ex.rawResponse;
+  if (res.destroyed) {
+    // The client went away before the first byte (Node 24 refuses to pipe into a destroyed stream).
+    body.destroy();
+    ex.rt.finish(ex, response.status);
+    return;
+  }
   res.writeHead(response.status, response.headers);
   if (ex.isHead) {
     body.destroy();
@@ -80,7 +86,10 @@ function sendStream(ex: Exchange, response: Response, body: Readable): Step {
     pipeline(body, res, (err) => {
       if (err !== undefined && err !== null) {
         if (!res.destroyed) res.destroy(err);
-        if ((err as NodeJS.ErrnoException).code !== 'ERR_STREAM_PREMATURE_CLOSE') ex.rt.logError(err, ex);
+        // The client went away: not a failure of the application (Node 24 reports a pipe into an
+        // already destroyed response as ERR_STREAM_UNABLE_TO_PIPE, earlier versions as a premature close).
+        const code = (err as NodeJS.ErrnoException).code;
+        if (code !== 'ERR_STREAM_PREMATURE_CLOSE' && code !== 'ERR_STREAM_UNABLE_TO_PIPE') ex.rt.logError(err, ex);
       }
       ex.rt.finish(ex, response.status);
       resolve();
