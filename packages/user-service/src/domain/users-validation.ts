@@ -14,7 +14,7 @@ export const USER_INPUT_FIELDS = ['email', 'firstName', 'lastName', 'age'] as co
 
 /** RFC 5321 path limit; also keeps the regex below on short inputs. */
 export const EMAIL_MAX_LENGTH = 254;
-const EMAIL_LOCAL_MAX_LENGTH = 64;
+export const EMAIL_LOCAL_MAX_LENGTH = 64;
 export const FIRST_NAME_MIN = 2;
 export const NAME_MAX = 50;
 export const AGE_MIN = 18;
@@ -27,14 +27,14 @@ export const VARIANT_NAME_MAX = 101;
  * strings or comments). Every repetition is separated by a literal character absent from the
  * repeated class, so matching is linear: no ReDoS even without the length cap.
  */
-const EMAIL_PATTERN =
+export const EMAIL_PATTERN =
   /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+$/;
 
 /**
  * C0 controls, DEL and unpaired surrogates (in `u` mode a well-formed pair is one code point and
  * does not match). They make the XML view invalid and have no business in a name.
  */
-const FORBIDDEN_CHARACTERS = /[\u0000-\u001F\u007F\uD800-\uDFFF]/u;
+export const FORBIDDEN_CHARACTERS = /[\u0000-\u001F\u007F\uD800-\uDFFF]/u;
 
 /** True when `value` is an e-mail address this service accepts. */
 export function isValidEmail(value: string): boolean {

@@ -3,11 +3,12 @@ import { USER_JSON_SCHEMA } from '../domain/user-schema.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth, RateLimited } from './bindings.js';
 
 /**
- * The service's OpenAPI 3.1 document (`GET /openapi.json`): the routes, parameters, media types
- * and the statuses the pipeline produces come from the resources themselves; this module adds what
- * their declarations cannot say (the resources take `unknown` bodies validated by the domain, and
- * return `Response`s): the statuses and headers of each operation, the User schema the service
- * already publishes (`/api/schema/user`), the error body and the authentication schemes.
+ * The service's OpenAPI 3.1 document (`GET /openapi.json`): the routes, parameters, media types,
+ * the statuses the pipeline produces and the request bodies come from the resources themselves
+ * (bodies from the entity classes of `entities/`, whose validation decorators the pipeline checks);
+ * this module adds what their declarations cannot say (the resources return `Response`s): the
+ * statuses and headers of each operation, the User schema the service already publishes
+ * (`/api/schema/user`), the error body and the authentication schemes.
  */
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });

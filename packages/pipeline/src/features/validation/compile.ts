@@ -15,6 +15,9 @@ export type Validator = (value: unknown) => Violation[];
 /** Deepest nesting of `Valid()` objects checked; deeper values get one violation instead of recursion. */
 export const MAX_VALIDATION_DEPTH = 64;
 
+/** Violations listed for one value at most; past it one more says the list is cut. */
+export const MAX_VIOLATIONS = 100;
+
 interface CompiledNested {
   /** `either` when the declared type is unknown (no `design:type`): decided by the value's shape. */
   readonly mode: 'object' | 'array' | 'either';
@@ -123,6 +126,10 @@ function validateRoot(ct: CompiledType, value: unknown): Violation[] {
   const out: Violation[] = [];
   if (!isObject(value)) out.push(violation('', 'must be an object', value));
   else validateObject(ct, value, '', 0, out);
+  if (out.length > MAX_VIOLATIONS) {
+    out.length = MAX_VIOLATIONS;
+    out.push(violation('', `has more than ${MAX_VIOLATIONS} violations: the first ${MAX_VIOLATIONS} are listed`, undefined));
+  }
   return out;
 }
 
@@ -133,7 +140,7 @@ function validateObject(ct: CompiledType, obj: object, path: string, depth: numb
   const ownOnly = proto === Object.prototype || proto === null;
   const record = obj as Record<string, unknown>;
   const fields = ct.fields;
-  for (let i = 0; i < fields.length; i++) {
+  for (let i = 0; i < fields.length && out.length <= MAX_VIOLATIONS; i++) {
     const f = fields[i]!;
     const v = !ownOnly || Object.hasOwn(record, f.key) ? record[f.key] : undefined;
     // A nested value of the wrong shape gets one precise message from validateNested ("must be an
@@ -191,7 +198,8 @@ function validateNested(n: CompiledNested, v: unknown, path: string, depth: numb
       out.push(violation(path, 'must be an object', v));
       return;
     }
-    for (let i = 0; i < v.length; i++) {
+    // Stops once the answer is long enough: a 700 kB array of bad elements must not make a 25 MB error.
+    for (let i = 0; i < v.length && out.length <= MAX_VIOLATIONS; i++) {
       const e: unknown = v[i];
       const ep = `${path}[${i}]`;
       if (isObject(e)) validateObject(n.type, e, ep, depth + 1, out);

@@ -13,6 +13,6 @@ export type { SizeOptions, BoundOptions } from './decorators.js';
 export type { ConstraintDecorator, ConstraintOptions } from './constraints.js';
 export { defineConstraint } from './define.js';
 export type { ConstraintFactory, ConstraintSpec } from './define.js';
-export { compileValidator, MAX_VALIDATION_DEPTH } from './compile.js';
+export { compileValidator, MAX_VALIDATION_DEPTH, MAX_VIOLATIONS } from './compile.js';
 export type { Validator, Violation } from './compile.js';
 export { ValidationError, validateOrThrow, validateEntityOrThrow, entityViolations } from './validation-error.js';

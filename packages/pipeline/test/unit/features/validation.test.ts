@@ -6,6 +6,7 @@ import {
   IsInt,
   Max,
   MAX_VALIDATION_DEPTH,
+  MAX_VIOLATIONS,
   Min,
   NotBlank,
   NotNull,
@@ -395,5 +396,31 @@ describe('ValidationError and validateOrThrow', () => {
       expect(e).toBeInstanceOf(ValidationError);
       expect((e as ValidationError).violations.map((x) => x.field)).toEqual(['email', 'age']);
     }
+  });
+});
+
+describe('the number of violations is bounded', () => {
+  class Line {
+    @NotBlank() sku!: string;
+  }
+  class Cart {
+    @Valid(Line) lines!: Line[];
+  }
+
+  it('a huge array of bad elements lists the first MAX_VIOLATIONS and says the list is cut', () => {
+    const validate = compileValidator(Cart)!;
+    const violations = validate({ lines: Array.from({ length: 350_000 }, () => 1) });
+    expect(violations).toHaveLength(MAX_VIOLATIONS + 1);
+    expect(violations[0]).toMatchObject({ field: 'lines[0]', message: 'must be an object' });
+    expect(violations[MAX_VIOLATIONS]).toEqual({
+      field: '',
+      message: `has more than ${MAX_VIOLATIONS} violations: the first ${MAX_VIOLATIONS} are listed`,
+    });
+  });
+
+  it('up to the bound, every violation is listed', () => {
+    const violations = compileValidator(Cart)!({ lines: Array.from({ length: MAX_VIOLATIONS }, () => ({ sku: '' })) });
+    expect(violations).toHaveLength(MAX_VIOLATIONS);
+    expect(violations.every((v) => v.message === 'must not be blank')).toBe(true);
   });
 });

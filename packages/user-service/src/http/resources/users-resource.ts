@@ -3,7 +3,6 @@ import {
   Consumes,
   Context,
   DELETE,
-  Entity,
   GET,
   PATCH,
   Path,
@@ -22,6 +21,8 @@ import {
 import type { OrderService } from '../../domain/orders.js';
 import type { UserService, WriteOptions } from '../../domain/users.js';
 import { RateLimited } from '../bindings.js';
+import { NewOrder, OrderStatusChange } from '../entities/orders.js';
+import { UserInput, UserPatch, VariantUserInput } from '../entities/users.js';
 import { TOKENS } from '../tokens.js';
 import { Id } from './ids.js';
 import { UserListQuery, UserSearchQuery } from './user-queries.js';
@@ -63,7 +64,7 @@ export class UsersResource {
 
   @POST()
   @Consumes('application/json')
-  async create(body: unknown, @Context() uri: UriInfo): Promise<Response> {
+  async create(body: UserInput, @Context() uri: UriInfo): Promise<Response> {
     const user = await this.users.create(body);
     return Response.created(userUri(uri, user.id)).entity(user).build();
   }
@@ -71,7 +72,7 @@ export class UsersResource {
   /** The variant resource: `{name, email}` in, `{id, name, email}` out. */
   @POST('create')
   @Consumes('application/json')
-  async createVariant(body: unknown, @Context() uri: UriInfo): Promise<Response> {
+  async createVariant(body: VariantUserInput, @Context() uri: UriInfo): Promise<Response> {
     const user = await this.users.createVariant(body);
     return Response.created(userUri(uri, user.id)).entity(user).build();
   }
@@ -85,7 +86,7 @@ export class UsersResource {
 
   @PUT('{id}')
   @Consumes('application/json')
-  async replace(@PathParam('id', { type: Id }) id: number, body: unknown, @Context() ctx: ContainerRequestContext): Promise<Response> {
+  async replace(@PathParam('id', { type: Id }) id: number, body: UserInput, @Context() ctx: ContainerRequestContext): Promise<Response> {
     const tagged = conditional(ctx);
     return tagged.respond(await this.users.replace(id, body, tagged.options));
   }
@@ -93,7 +94,7 @@ export class UsersResource {
   /** RFC 7396 JSON merge patch (`application/merge-patch+json`, or plain JSON). */
   @PATCH('{id}')
   @Consumes('application/merge-patch+json', 'application/json')
-  async patch(@PathParam('id', { type: Id }) id: number, body: unknown, @Context() ctx: ContainerRequestContext): Promise<Response> {
+  async patch(@PathParam('id', { type: Id }) id: number, body: UserPatch, @Context() ctx: ContainerRequestContext): Promise<Response> {
     const tagged = conditional(ctx);
     return tagged.respond(await this.users.patch(id, body, tagged.options));
   }
@@ -111,7 +112,7 @@ export class UsersResource {
   /** Places an order: `{items: [{productId, quantity}]}` → 201 with the order (status PENDING). */
   @POST('{id}/orders')
   @Consumes('application/json')
-  async createOrder(@PathParam('id', { type: Id }) id: number, body: unknown, @Context() uri: UriInfo): Promise<Response> {
+  async createOrder(@PathParam('id', { type: Id }) id: number, body: NewOrder, @Context() uri: UriInfo): Promise<Response> {
     const order = await this.orders.createForUser(id, body);
     return Response.created(uri.baseUriBuilder().path(UsersResource).path(UsersResource, 'getOrder').build(id, order.id))
       .entity(order)
@@ -129,9 +130,9 @@ export class UsersResource {
   transition(
     @PathParam('id', { type: Id }) id: number,
     @PathParam('orderId', { type: Id }) orderId: number,
-    @Entity(Object) body: { status?: unknown } | null,
+    body: OrderStatusChange,
   ): Promise<unknown> {
-    return this.orders.transition(id, orderId, body === null || typeof body !== 'object' ? undefined : body.status);
+    return this.orders.transition(id, orderId, body.status);
   }
 }
 
