@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import type { Constructor } from '../core/context/providers.js';
+import { EventStream, type EventStreamOptions } from './events.js';
 import type { CallOptions, ClientOptions, PropagationRule } from './options.js';
 import { planContract, proxyOf, type Contract, type ContractClient, type MethodPlan, type ResponseContractClient } from './proxy.js';
 import type { RetryOptions } from './retry.js';
@@ -52,6 +53,16 @@ export class Client {
   /** A target: an absolute URI, or a path relative to the base URL (none: the base URL itself). */
   target(uri?: string | URL): WebTarget {
     return targetFor(this.state, uri);
+  }
+
+  /**
+   * The server-sent events of `uri` (relative to the base URL, or absolute) as an async iterable
+   * that reconnects with `Last-Event-ID` (see {@link EventStream}); each connection is a GET
+   * through this client's providers.
+   * @example for await (const e of client.events('chat', { maxReconnects: 10 })) console.log(e.event, e.data);
+   */
+  events(uri?: string | URL, options: EventStreamOptions = {}): EventStream {
+    return new EventStream(this.state, this.target(uri), options);
   }
 
   /**

@@ -39,3 +39,8 @@ export { CLIENT_CHANNEL_NAMES } from './diagnostics.js';
 export { ClientGzipFeature, GzipRequestEncoder, GzipResponseDecoder } from './gzip.js';
 export type { GzipRequestEncoderOptions, GzipResponseDecoderOptions } from './gzip.js';
 export { FormWriter } from './body-providers.js';
+export { ClientMultipartFeature } from './multipart.js';
+export { EventStream, ServerSentEvent } from './events.js';
+export type { EventStreamOptions } from './events.js';
+export { EntityPart } from '../multipart/entity-part.js';
+export type { EntityPartOptions } from '../multipart/entity-part.js';
