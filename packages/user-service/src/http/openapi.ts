@@ -12,7 +12,8 @@ import { ApiKeyAuth, BasicAuth, BearerAuth, RateLimited } from './bindings.js';
  */
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-const USER = ref('User');
+/** A user as stored: the full User, or the variant resource's `{id, name, email}` (`POST /api/users/create`). */
+const USER = { anyOf: [ref('User'), ref('VariantUser')] } as JsonSchema;
 const ERROR = ref('Error');
 const OBJECT: JsonSchema = { type: 'object' };
 const integer = (description: string): { description: string; schema: JsonSchema } => ({ description, schema: { type: 'integer' } });
@@ -47,6 +48,13 @@ const ERROR_SCHEMA: JsonSchema = {
   },
 };
 
+/** What `POST /api/users/create` stores and every read of that user answers. */
+const VARIANT_USER_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'name', 'email'],
+  properties: { id: { type: 'integer' }, name: { type: 'string' }, email: { type: 'string' } },
+};
+
 const USER_PAGE: JsonSchema = {
   type: 'object',
   required: ['content', 'page', 'size', 'totalElements', 'totalPages'],
@@ -64,7 +72,7 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
   info: { title: 'User service', version: '1.0.0', description: 'The reference server of @jaxrs-node/pipeline' },
   docsPath: false,
   errorSchema: ERROR_SCHEMA,
-  schemas: { User: userSchema as JsonSchema },
+  schemas: { User: userSchema as JsonSchema, VariantUser: VARIANT_USER_SCHEMA },
   securitySchemes: {
     basic: { type: 'http', scheme: 'basic' },
     bearer: { type: 'http', scheme: 'bearer', description: 'A token from POST /api/auth/login' },
@@ -147,7 +155,12 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
     'ExternalUsersResource.list': { responses: { 200: { type: { type: 'array', items: USER } } } },
     'HealthResource.api': { responses: { 200: { type: OBJECT }, 503: { type: OBJECT, description: 'DEGRADED: the store cannot write' } } },
     'HealthResource.root': { responses: { 200: { type: OBJECT }, 503: { type: OBJECT, description: 'DEGRADED: the store cannot write' } } },
-    'LargeDataResource.stream': { responses: { 200: { type: { type: 'object', required: ['items', 'count'] } } } },
+    'LargeDataResource.stream': {
+      responses: {
+        200: { type: { type: 'object', required: ['items', 'count'] } },
+        429: error('Too many large-data downloads from this client at once', { 'Retry-After': 'Seconds to wait' }),
+      },
+    },
     'CustomDataResource.get': { responses: { 200: { type: OBJECT } } },
     'SchemaResource.get': { responses: { 200: { type: OBJECT } } },
     'ProductsResource.get': {
@@ -157,7 +170,12 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
         504: error('The product catalogue did not answer in time'),
       },
     },
-    'XmlUsersResource.get': { responses: { 200: { type: { type: 'string' }, mediaTypes: ['application/xml', 'text/xml'] } } },
+    'XmlUsersResource.get': {
+      responses: {
+        200: { type: { type: 'string' }, mediaTypes: ['application/xml', 'text/xml'] },
+        400: { ...error('The id is not a positive integer'), mediaTypes: ['application/json'] },
+      },
+    },
     'FilesResource.upload': { responses: { 201: { type: OBJECT, headers: LOCATION }, 507: error('No space left for the file') } },
     'FilesResource.metadata': { responses: { 200: { type: OBJECT } } },
     'FilesResource.download': {

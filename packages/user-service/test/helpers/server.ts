@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { contractOf, type Contract } from './openapi-contract.js';
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const MAIN = join(PACKAGE_DIR, 'dist/main.js');
@@ -119,7 +120,41 @@ export async function http(
   }
   const res = await request(`${base}${path}`, { method: method as 'GET', headers, body, dispatcher: agent });
   const text = await res.body.text();
-  return { status: res.statusCode, headers: res.headers as HttpResult['headers'], text, json: () => JSON.parse(text) };
+  const result: HttpResult = { status: res.statusCode, headers: res.headers as HttpResult['headers'], text, json: () => JSON.parse(text) };
+  await checkContract(base, method, path, result);
+  return result;
+}
+
+/**
+ * Every answer the black-box suite receives through {@link http} is checked against the OpenAPI
+ * document the server under test serves (its operation, status, media type and JSON body must be
+ * documented): an undocumented status or a body that does not match fails the test that received
+ * it. A path the document does not know may only be answered 404 or 405. `CONTRACT=off` skips it.
+ */
+const contracts = new Map<string, Promise<Contract | undefined>>();
+
+async function checkContract(base: string, method: string, path: string, res: HttpResult): Promise<void> {
+  if (process.env.CONTRACT === 'off' || path === '/openapi.json') return;
+  let contract = contracts.get(base);
+  if (contract === undefined) {
+    contract = loadContract(base);
+    contracts.set(base, contract);
+  }
+  const c = await contract;
+  if (c === undefined) return;
+  const problems = c
+    .problems(method, path, res)
+    .filter((p) => !(p.endsWith('no documented operation') && (res.status === 404 || res.status === 405)));
+  if (problems.length > 0) throw new Error(`the answer contradicts the OpenAPI document:\n${problems.join('\n')}`);
+}
+
+async function loadContract(base: string): Promise<Contract | undefined> {
+  const res = await request(`${base}/openapi.json`, { dispatcher: agent });
+  if (res.statusCode !== 200) {
+    await res.body.dump();
+    return undefined;
+  }
+  return contractOf((await res.body.json()) as Record<string, unknown>);
 }
 
 /** Waits (event-driven, bounded) until a stdout line satisfies `match`; resolves with it parsed as JSON when possible. */
