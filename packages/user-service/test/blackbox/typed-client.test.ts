@@ -11,15 +11,18 @@
  *   client filters bound to the same binding decorators (@BasicAuth, @BearerAuth, @ApiKeyAuth), and 401 without;
  * - HealthResource (both paths), TestResource (text), CustomDataResource, SchemaResource, LargeDataResource;
  * - XmlUsersResource: the XML representation, read as text;
- * - AsyncUsersResource: status, submit (202 + Location), job;
- * - FilesResource: metadata of an unknown file (404).
+ * - AsyncUsersResource: status, submit (202 + Location), job, the job's events (client.events);
+ * - FilesResource: upload (multipart, ClientMultipartFeature), metadata, download, and 404.
+ * Every endpoint of the service is called; /openapi.json is not a resource of its own.
  */
 import 'reflect-metadata';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ContainerRequestContext, UriInfo } from '@jaxrs-node/pipeline';
 import {
   Client,
+  ClientMultipartFeature,
   ClientResponseError,
+  EntityPart,
   type ClientRequestContext,
   type ClientRequestFilter,
   type Contract,
@@ -28,6 +31,8 @@ import { ApiKeyAuth, BasicAuth, BearerAuth } from '../../src/http/bindings.js';
 import { AsyncUsersResource } from '../../src/http/resources/async-resource.js';
 import { AuthResource, LoginRequest } from '../../src/http/resources/auth-resource.js';
 import { FilesResource } from '../../src/http/resources/files-resource.js';
+import type { MultipartBody } from '@jaxrs-node/pipeline/multipart';
+import { Readable } from 'node:stream';
 import {
   CustomDataResource,
   HealthResource,
@@ -196,7 +201,41 @@ describe('the service through typed clients of its own resource classes (black b
     expect(await jobs.job(job.id)).toMatchObject({ id: job.id, total: 1 });
   });
 
+  it("AsyncUsersResource: a job's progress as server-sent events through the client, ending with the job", async () => {
+    const job = (await client
+      .proxy(AsyncUsersResource)
+      .submit([{ email: 'async-events-typed@example.com', firstName: 'Ev', lastName: 'Ents' }], uri)) as unknown as { id: string };
+    const seen: Array<{ status: string }> = [];
+    // The stream ends after COMPLETED; the client's reconnect then gets a 204, which ends the loop.
+    for await (const event of client.events(`api/async/users/${job.id}/events`, { reconnectDelay: 10 })) {
+      expect(event.event).toBe('progress');
+      seen.push((await event.json()) as { status: string });
+    }
+    expect(seen.at(-1)?.status).toBe('COMPLETED');
+  });
+
   it('FilesResource: an unknown file is 404', async () => {
     expect((await failure(client.proxy(FilesResource).metadata('999999'))).status).toBe(404);
+  });
+
+  it('FilesResource: upload (multipart through the client), metadata and download', async () => {
+    const files = new Client({ baseUrl: server.url, providers: [new ClientMultipartFeature()] });
+    try {
+      const content = Buffer.from('typed client upload\n'.repeat(100));
+      const parts = [
+        EntityPart.of('file', Readable.from([content]), { filename: 'notes.txt', mediaType: 'text/plain' }),
+        EntityPart.of('description', 'sent by the typed client'),
+      ];
+      const created = await files.responseProxy(FilesResource).upload(parts as unknown as MultipartBody, uri);
+      expect(created.status).toBe(201);
+      const record = (await created.readEntity()) as { id: string; size: number };
+      expect(record.size).toBe(content.length);
+      expect(await files.proxy(FilesResource).metadata(record.id)).toMatchObject({ id: record.id, size: content.length });
+      const download = await files.responseProxy(FilesResource).download(record.id);
+      expect(download.status).toBe(200);
+      expect(Buffer.compare((await download.readEntity(Buffer)) as Buffer, content)).toBe(0);
+    } finally {
+      await files.close();
+    }
   });
 });
