@@ -4,6 +4,7 @@ import type { ResourceInfo } from '../core/context/resource-info.js';
 import { headerName } from '../core/http/header-name.js';
 import { parseMediaType, type MediaType } from '../core/http/media-type.js';
 import { Response, type ResponseBuilder } from '../core/http/response.js';
+import { listGet, listNames, listRemove, listSet } from '../core/util/property-list.js';
 
 /** Request headers: lower-case names; a list is sent as repeated header lines. */
 export type ClientHeaders = Record<string, string | string[]>;
@@ -87,37 +88,18 @@ export class ClientRequestContext {
   }
 
   getProperty(name: string): unknown {
-    const p = this.props;
-    if (p !== undefined) for (let i = 0; i < p.length; i += 2) if (p[i] === name) return p[i + 1];
-    return undefined;
+    return listGet(this.props, name);
   }
 
   setProperty(name: string, value: unknown): void {
-    const p = (this.props ??= []);
-    for (let i = 0; i < p.length; i += 2) {
-      if (p[i] === name) {
-        p[i + 1] = value;
-        return;
-      }
-    }
-    p.push(name, value);
+    this.props = listSet(this.props, name, value);
   }
 
   removeProperty(name: string): void {
-    const p = this.props;
-    if (p === undefined) return;
-    for (let i = 0; i < p.length; i += 2) {
-      if (p[i] === name) {
-        p.splice(i, 2);
-        return;
-      }
-    }
+    listRemove(this.props, name);
   }
 
   get propertyNames(): string[] {
-    const names: string[] = [];
-    const p = this.props;
-    if (p !== undefined) for (let i = 0; i < p.length; i += 2) names.push(p[i] as string);
-    return names;
+    return listNames(this.props);
   }
 }

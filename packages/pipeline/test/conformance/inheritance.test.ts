@@ -149,8 +149,4 @@ describe.each(TRANSPORTS)('inherited contracts (%s)', (transport) => {
   it("a subclass without @Path inherits its superclass's", async () => {
     expect((await send('/things')).json()).toEqual(['base']);
   });
-
-  it('the generic base is no resource of its own: nothing is served at its (absent) path', async () => {
-    expect((await send('/')).status).toBe(404);
-  });
 });

@@ -6,6 +6,7 @@ import { ANONYMOUS, type SecurityContext } from './security-context.js';
 import { evaluatePreconditions, type PreconditionState } from '../http/entity-tag.js';
 import { headerName } from '../http/header-name.js';
 import { paramsObject } from '../routing/router.js';
+import { listGet, listNames, listRemove, listSet } from '../util/property-list.js';
 
 /** Request phases; method/URI/headers may change only before matching (JAX-RS 6.4). */
 export const Phase = { PreMatching: 0, PostMatching: 1, Responding: 2 } as const;
@@ -249,39 +250,16 @@ export class ContainerRequestContext {
   }
 
   getProperty(name: string): unknown {
-    const p = this._props;
-    if (p === undefined) return undefined;
-    for (let i = 0; i < p.length; i += 2) if (p[i] === name) return p[i + 1];
-    return undefined;
+    return listGet(this._props, name);
   }
   setProperty(name: string, value: unknown): void {
-    const p = this._props;
-    if (p === undefined) {
-      this._props = [name, value];
-      return;
-    }
-    for (let i = 0; i < p.length; i += 2) {
-      if (p[i] === name) {
-        p[i + 1] = value;
-        return;
-      }
-    }
-    p.push(name, value);
+    this._props = listSet(this._props, name, value);
   }
   removeProperty(name: string): void {
-    const p = this._props;
-    if (p === undefined) return;
-    for (let i = 0; i < p.length; i += 2)
-      if (p[i] === name) {
-        p.splice(i, 2);
-        return;
-      }
+    listRemove(this._props, name);
   }
   get propertyNames(): string[] {
-    const p = this._props;
-    const names: string[] = [];
-    if (p !== undefined) for (let i = 0; i < p.length; i += 2) names.push(p[i] as string);
-    return names;
+    return listNames(this._props);
   }
 
   private assertPreMatching(what: string): void {
