@@ -19,7 +19,7 @@ async function run(kind, concurrency) {
   const worker = async () => {
     while (next < COMMITS) {
       next++;
-      const id = store.allocateId('users');
+      const id = await store.allocateId('users');
       const record = { id, name: `user-${id}`, email: `user-${id}@example.test`, roles: ['user'] };
       await store.commit([{ op: 'put', collection: 'users', record }]);
     }

@@ -110,7 +110,7 @@ export class FileStore {
    */
   async receive(parts: MultipartBody): Promise<FileRecord> {
     await this.ensureDir();
-    const id = this.store.allocateId(FILES_COLLECTION);
+    const id = await this.store.allocateId(FILES_COLLECTION);
     const partPath = this.path(id, 'part');
     const received = await receiveUpload(parts, partPath, this.limits);
     return this.publish(id, partPath, received);
@@ -171,7 +171,7 @@ export class FileStore {
   async seedDemoFile(): Promise<FileRecord | undefined> {
     if (this.store.size(FILES_COLLECTION) > 0 || this.store.get(FILES_COLLECTION, 1) !== undefined) return undefined;
     await this.ensureDir();
-    const id = this.store.allocateId(FILES_COLLECTION);
+    const id = await this.store.allocateId(FILES_COLLECTION);
     const partPath = this.path(id, 'part');
     const content = Buffer.from(DEMO_CONTENT, 'utf8');
     const handle = await open(partPath, 'wx', 0o600);

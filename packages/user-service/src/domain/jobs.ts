@@ -87,7 +87,7 @@ export class JobService {
     if (items.length > this.options.maxItems) {
       throw new PayloadTooLargeError(`At most ${this.options.maxItems} users per job`, { code: 'JOB_TOO_MANY_ITEMS' });
     }
-    const id = this.options.store.allocateId(JOBS_COLLECTION);
+    const id = await this.options.store.allocateId(JOBS_COLLECTION);
     const job: Job = {
       id,
       status: 'PENDING',

@@ -2,8 +2,7 @@
  * Order ids per customer, shared by every OrderService over the same store (WeakMap by store).
  *
  * Why: `GET /api/users/<id>/orders` must not scan every order of every user. The index is built
- * by one lazy scan and then maintained by OrderService writes, so the orders collection must be
- * written only through OrderService.
+ * by one lazy scan and then maintained from the store's change notifications.
  */
 import type { RecordStore } from '../storage/record-store.js';
 import { KeyedLock } from './users-keyed-lock.js';
@@ -17,7 +16,15 @@ export class OrdersIndex {
   readonly lock = new KeyedLock();
   private byCustomer: Map<number, number[]> | undefined;
 
-  private constructor(private readonly store: RecordStore) {}
+  private constructor(private readonly store: RecordStore) {
+    // Orders never change customer and are never deleted: a new one is all the index must learn,
+    // whoever wrote it (another instance of a shared store too).
+    store.onChange((collection, id) => {
+      if (collection !== ORDERS_COLLECTION) return;
+      const order = store.get<StoredOrder>(ORDERS_COLLECTION, id);
+      if (order !== undefined) this.added(order.customer.id, id);
+    });
+  }
 
   /** The index shared by every service over `store`. */
   static of(store: RecordStore): OrdersIndex {

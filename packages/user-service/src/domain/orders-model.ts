@@ -61,6 +61,8 @@ export interface StoredOrder extends StoredRecord {
   status: OrderStatus;
   createdAt: string;
   updatedAt: string;
+  /** Version on the local stores, moved by every status change (see RecordStore.version). */
+  rev?: number;
 }
 
 /** One order line as sent to clients. */

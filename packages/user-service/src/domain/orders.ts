@@ -10,11 +10,14 @@
  * - An unknown user is 404 before the body is looked at; a bad body is one 400 listing every
  *   violation, unknown products included; an unknown status value is 400; a move the state
  *   machine forbids (same state, skip, backwards, from COMPLETED) is 409.
- * - Transitions of one order are serialized (KeyedLock), so of two concurrent
- *   PENDING->PROCESSING requests exactly one succeeds and the other gets 409.
+ * - Transitions of one order are serialized (KeyedLock) and commit with a precondition on the
+ *   order's version, so of two concurrent PENDING->PROCESSING requests exactly one succeeds and
+ *   the other gets 409, on one instance or several sharing a store. An order commits only if its
+ *   user still exists (a precondition of the same batch).
  */
 import { isRecordId } from '../storage/record-codec.js';
-import type { RecordStore } from '../storage/record-store.js';
+import { localVersion, RecordStoreError, type RecordStore } from '../storage/record-store.js';
+import { retryOnConflict } from './conflicts.js';
 import { ConflictError, NotFoundError } from '@jaxrs-node/pipeline';
 import type { Product, ProductLookup } from './catalog.js';
 import { OrdersIndex } from './orders-index.js';
@@ -31,7 +34,7 @@ import {
   type StoredOrderItem,
 } from './orders-model.js';
 import { validateOrderInput, validateStatusValue } from './orders-validation.js';
-import { formatTimestamp, systemClock, validationFailed, type Clock } from './users-model.js';
+import { formatTimestamp, systemClock, USERS_COLLECTION, validationFailed, type Clock } from './users-model.js';
 
 /** Finds the customer (an existing user) by id; `undefined` when the user does not exist. */
 export type CustomerLookup = (userId: number) => OrderCustomer | undefined;
@@ -94,7 +97,7 @@ export class OrderService {
       };
     });
     const now = formatTimestamp(this.clock());
-    const id = this.store.allocateId(ORDERS_COLLECTION);
+    const id = await this.store.allocateId(ORDERS_COLLECTION);
     const order: StoredOrder = {
       id,
       orderNumber: formatOrderNumber(id),
@@ -105,8 +108,20 @@ export class OrderService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.store.commit([{ op: 'put', collection: ORDERS_COLLECTION, record: order }]);
-    this.index.added(customer.id, id);
+    // The user must still exist when the order lands (another instance may delete it meanwhile).
+    try {
+      await this.store.commit([{ op: 'put', collection: ORDERS_COLLECTION, record: order }], {
+        expect: [
+          { collection: ORDERS_COLLECTION, id, version: 0 },
+          { collection: USERS_COLLECTION, id: customer.id, exists: true },
+        ],
+      });
+    } catch (error) {
+      if (error instanceof RecordStoreError && error.failed?.collection === USERS_COLLECTION) {
+        throw new NotFoundError(`User ${userId} not found`);
+      }
+      throw error;
+    }
     return toOrderRepresentation(order);
   }
 
@@ -136,22 +151,29 @@ export class OrderService {
    *   ConflictError (a move the state machine forbids).
    */
   transition(userId: number, orderId: number, status: unknown): Promise<OrderRepresentation> {
-    return this.index.lock.run(String(orderId), async () => {
-      this.requireCustomer(userId);
-      const current = this.requireOrder(userId, orderId);
-      const violations = validateStatusValue(status);
-      if (violations.length > 0) throw validationFailed(violations);
-      const target = status as OrderStatus;
-      if (!canTransition(current.status, target)) {
-        throw new ConflictError(`Order ${orderId} cannot move from ${current.status} to ${target}`, {
-          code: 'ORDER_INVALID_TRANSITION',
-          details: [{ field: 'status', message: `cannot move from ${current.status} to ${target}` }],
-        });
-      }
-      const next: StoredOrder = { ...current, status: target, updatedAt: formatTimestamp(this.clock()) };
-      await this.store.commit([{ op: 'put', collection: ORDERS_COLLECTION, record: next }]);
-      return toOrderRepresentation(next);
+    return this.index.lock.run(String(orderId), () => retryOnConflict(this.store, () => this.transitionOnce(userId, orderId, status)));
+  }
+
+  private async transitionOnce(userId: number, orderId: number, status: unknown): Promise<OrderRepresentation> {
+    this.requireCustomer(userId);
+    const current = this.requireOrder(userId, orderId);
+    const version = this.store.version(ORDERS_COLLECTION, orderId);
+    const violations = validateStatusValue(status);
+    if (violations.length > 0) throw validationFailed(violations);
+    const target = status as OrderStatus;
+    if (!canTransition(current.status, target)) {
+      throw new ConflictError(`Order ${orderId} cannot move from ${current.status} to ${target}`, {
+        code: 'ORDER_INVALID_TRANSITION',
+        details: [{ field: 'status', message: `cannot move from ${current.status} to ${target}` }],
+      });
+    }
+    const next: StoredOrder = { ...current, status: target, updatedAt: formatTimestamp(this.clock()), rev: localVersion(current) + 1 };
+    // Checked against the status the move starts from: of two racing moves one wins, the other
+    // is decided again on the fresh order (and gets its 409).
+    await this.store.commit([{ op: 'put', collection: ORDERS_COLLECTION, record: next }], {
+      expect: [{ collection: ORDERS_COLLECTION, id: orderId, version }],
     });
+    return toOrderRepresentation(next);
   }
 
   private requireCustomer(userId: number): OrderCustomer {

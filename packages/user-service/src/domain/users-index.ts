@@ -14,8 +14,8 @@
  * lookups and searches from linear scans into logarithmic lookups (bench/indexes.mjs). After a
  * restart (a new store object, replayed from its journal) everything is rebuilt from the store.
  *
- * The index is built lazily by one scan and then maintained by the service's writes, so the users
- * collection must be written only through UserService (the seed included). It lives in a WeakMap
+ * The index is built lazily by one scan and then maintained from the store's change notifications
+ * (`onChange`), whoever wrote. It lives in a WeakMap
  * keyed by the store so two service instances (the app's and the seeder's) never disagree.
  */
 import type { RecordStore } from '../storage/record-store.js';
@@ -40,7 +40,14 @@ export class UsersIndex {
   private readonly fields = new Map<IndexedSortField, UserSortIndex>();
   private grams: TrigramIndex | undefined;
 
-  private constructor(private readonly store: RecordStore) {}
+  private constructor(private readonly store: RecordStore) {
+    // Every applied change, this instance's or (a shared store) another's, keeps the index current.
+    store.onChange((collection, id) => {
+      if (collection !== USERS_COLLECTION) return;
+      if (store.get(USERS_COLLECTION, id) === undefined) this.removed(id);
+      else this.stored(id);
+    });
+  }
 
   /** The index shared by every service over `store`. */
   static of(store: RecordStore): UsersIndex {

@@ -14,7 +14,11 @@
  * - Emails are not unique. `findByEmail` is exact (case-sensitive, as stored); `search` is a
  *   case-insensitive substring match.
  * - Concurrency: every read-modify-write of one user runs under a per-id lock (KeyedLock), so
- *   concurrent PUT/PATCH/DELETE of the same user behave as if sequential.
+ *   concurrent PUT/PATCH/DELETE of the same user behave as if sequential within one instance, and
+ *   commits with a precondition on the version it read, so they do across instances sharing a
+ *   store (a lost race is decided again on the fresh record: conflicts.ts).
+ * - Entity tags are `"<id>-<version>"` with the store's version of the record (`rev` on the
+ *   journal, etcd's mod_revision on etcd), so an If-Match is a precondition of the commit.
  *
  * Performance at 10^6 users (bench/indexes.mjs, bench/domain-scale.ts, MemoryRecordStore):
  * - Regular users are kept as an id-sorted array of the store's own records (users-index.ts).
@@ -34,7 +38,8 @@
  *   SPEC's unpaged-list limit.
  */
 import { isRecordId } from '../storage/record-codec.js';
-import type { RecordStore } from '../storage/record-store.js';
+import { localVersion, type Mutation, type Precondition, type RecordStore } from '../storage/record-store.js';
+import { retryOnConflict } from './conflicts.js';
 import { EntityTag, NotFoundError } from '@jaxrs-node/pipeline';
 import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from './paging.js';
 import { selectWindow } from './paging-select.js';
@@ -86,6 +91,13 @@ export interface UserServiceOptions {
 export interface CreateUserOptions {
   /** `YYYY-MM-DD`. */
   birthDate?: string;
+  /**
+   * More mutations committed in the same atomic batch as the user, made from its representation
+   * (an Idempotency-Key's stored answer, an async job's progress).
+   */
+  alsoCommit?: (created: AnyUserRepresentation) => Mutation[];
+  /** More preconditions of that batch (e.g. the job still owned by this instance). */
+  expect?: readonly Precondition[];
 }
 
 /** Domain operations of `/api/users`. All results are ready-to-serialize representations. */
@@ -114,24 +126,29 @@ export class UserService {
     if (options.birthDate !== undefined && !ISO_DATE.test(options.birthDate)) {
       throw new TypeError(`birthDate must be YYYY-MM-DD, got ${options.birthDate}`);
     }
-    const record = this.newRecord(input);
+    const record = await this.newRecord(input);
     if (options.birthDate !== undefined) record.birthDate = options.birthDate;
-    await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }]);
-    this.index.stored(record.id);
-    return toUserRepresentation(record);
+    const representation = toUserRepresentation(record);
+    await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }, ...(options.alsoCommit?.(representation) ?? [])], {
+      expect: [absent(record.id), ...(options.expect ?? [])],
+    });
+    return representation;
   }
 
   /**
    * Creates a variant user from `{ name, email }`; first/last name are derived from `name`.
    * @throws BadRequestError listing every violation.
    */
-  async createVariant(body: unknown): Promise<VariantUserRepresentation> {
+  async createVariant(body: unknown, options: Pick<CreateUserOptions, 'alsoCommit'> = {}): Promise<VariantUserRepresentation> {
     const { name, email } = requireValid(validateVariantInput(body));
-    const record = this.newRecord({ email, ...splitVariantName(name) });
+    const record = await this.newRecord({ email, ...splitVariantName(name) });
     record.kind = 'variant';
     record.name = name;
-    await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }]);
-    return { id: record.id, name, email };
+    const representation = { id: record.id, name, email };
+    await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }, ...(options.alsoCommit?.(representation) ?? [])], {
+      expect: [absent(record.id)],
+    });
+    return representation;
   }
 
   /** The stored record, or undefined. For other domain services (orders, XML view). */
@@ -148,7 +165,7 @@ export class UserService {
   /** The representation and its entity tag, read together. @throws NotFoundError when absent. */
   getTagged(id: number): { user: AnyUserRepresentation; tag: EntityTag } {
     const record = this.requireRecord(id);
-    return { user: toRepresentation(record), tag: userTag(record) };
+    return { user: toRepresentation(record), tag: this.tagOf(record) };
   }
 
   /**
@@ -169,12 +186,13 @@ export class UserService {
 
   /** @throws NotFoundError when absent; whatever `options.check` throws (412) before anything changes. */
   delete(id: number, options: WriteOptions = {}): Promise<void> {
-    return this.index.lock.run(String(id), async () => {
-      const current = this.requireRecord(id); // before `check?.()`: optional chaining would skip it
-      options.check?.(userTag(current));
-      await this.store.commit([{ op: 'delete', collection: USERS_COLLECTION, id }]);
-      this.index.removed(id);
-    });
+    return this.index.lock.run(String(id), () =>
+      retryOnConflict(this.store, async () => {
+        const current = this.requireRecord(id); // before `check?.()`: optional chaining would skip it
+        options.check?.(this.tagOf(current));
+        await this.store.commit([{ op: 'delete', collection: USERS_COLLECTION, id }], { expect: [this.unchanged(id)] });
+      }),
+    );
   }
 
   /** Regular users by ascending id, at most {@link MAX_LIST_ITEMS}. */
@@ -250,37 +268,49 @@ export class UserService {
     return toPage(users.map(toUserRepresentation), req, total);
   }
 
-  private newRecord(input: UserInput): StoredUser {
+  private async newRecord(input: UserInput): Promise<StoredUser> {
+    const id = await this.store.allocateId(USERS_COLLECTION);
     const now = formatTimestamp(this.clock());
-    const id = this.store.allocateId(USERS_COLLECTION);
     return storedUser(id, input, { status: 'ACTIVE', roles: ['USER'], createdAt: now, updatedAt: now, rev: 1 });
   }
 
   /** Read-modify-write of one user under its lock; `next` validates and may throw 400. */
   private update(id: number, next: (current: StoredUser) => UserInput, options: WriteOptions): Promise<AnyUserRepresentation> {
-    return this.index.lock.run(String(id), async () => {
-      const current = this.requireRecord(id);
-      // Under the user's lock: the tag checked is the one the write replaces (no lost update).
-      options.check?.(userTag(current));
-      const input = next(current);
-      // A fresh record (the store's is frozen); server-owned fields carried over, never from input.
-      const record = storedUser(id, input, {
-        status: current.status,
-        roles: [...current.roles],
-        createdAt: current.createdAt,
-        updatedAt: formatTimestamp(this.clock()),
-        birthDate: current.birthDate,
-        rev: (current.rev ?? 0) + 1,
-      });
-      if (isVariant(current)) {
-        record.kind = 'variant';
-        record.name = input.firstName + ' ' + input.lastName;
-      }
-      await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }]);
-      this.index.stored(id);
-      options.written?.(userTag(record));
-      return toRepresentation(record);
+    return this.index.lock.run(String(id), () => retryOnConflict(this.store, () => this.updateOnce(id, next, options)));
+  }
+
+  private async updateOnce(id: number, next: (current: StoredUser) => UserInput, options: WriteOptions): Promise<AnyUserRepresentation> {
+    const current = this.requireRecord(id);
+    // The tag checked is the one the write replaces: the commit's precondition (no lost update).
+    options.check?.(this.tagOf(current));
+    const expect = this.unchanged(id);
+    const input = next(current);
+    // A fresh record (the store's is frozen); server-owned fields carried over, never from input.
+    const record = storedUser(id, input, {
+      status: current.status,
+      roles: [...current.roles],
+      createdAt: current.createdAt,
+      updatedAt: formatTimestamp(this.clock()),
+      birthDate: current.birthDate,
+      rev: localVersion(current) + 1, // the local stores' version moves with every write
     });
+    if (isVariant(current)) {
+      record.kind = 'variant';
+      record.name = input.firstName + ' ' + input.lastName;
+    }
+    await this.store.commit([{ op: 'put', collection: USERS_COLLECTION, record }], { expect: [expect] });
+    options.written?.(this.tagOf(record));
+    return toRepresentation(record);
+  }
+
+  /** The entity tag of a stored user: `"<id>-<version>"` (see {@link RecordStore.version}). */
+  tagOf(user: StoredUser): EntityTag {
+    return new EntityTag(`${user.id}-${this.store.version(USERS_COLLECTION, user.id)}`);
+  }
+
+  /** The precondition that user `id` is still at the version just read. */
+  private unchanged(id: number): Precondition {
+    return { collection: USERS_COLLECTION, id, version: this.store.version(USERS_COLLECTION, id) };
   }
 
   /** The stored record; @throws NotFoundError when absent. For the XML view and the methods here. */
@@ -309,9 +339,9 @@ export interface WriteOptions {
   readonly written?: (tag: EntityTag) => void;
 }
 
-/** A user's strong entity tag: `"<id>-<rev>"`, new with every write (records without `rev`: 0). */
-export function userTag(user: StoredUser): EntityTag {
-  return new EntityTag(`${user.id}-${user.rev ?? 0}`);
+/** The precondition that user `id` does not exist yet (a freshly allocated id). */
+function absent(id: number): Precondition {
+  return { collection: USERS_COLLECTION, id, version: 0 };
 }
 
 /** Server-owned part of a stored user. */

@@ -16,6 +16,10 @@ export { MemoryRecordStore } from './memory-store.js';
 export type { JournalStoreHealth, SnapshotRecovery, SnapshotReporters } from './snapshot-monitor.js';
 export {
   RecordStoreError,
+  type ChangeListener,
+  type CommitOptions,
+  type Precondition,
+  type RecordLease,
   type Mutation,
   type RecordStore,
   type RecordStoreErrorCode,

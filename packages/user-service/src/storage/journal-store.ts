@@ -19,7 +19,14 @@ import { encodeLine } from './journal-format.js';
 import { recover } from './journal-recovery.js';
 import { encodeBatch } from './record-codec.js';
 import type { UndoEntry } from './record-state.js';
-import { RecordStoreError, type Mutation, type WriteStatus } from './record-store.js';
+import {
+  conflictError,
+  failedPrecondition,
+  RecordStoreError,
+  type CommitOptions,
+  type Mutation,
+  type WriteStatus,
+} from './record-store.js';
 import { storeWriteError, type WriteReporters } from './write-failure.js';
 import { SnapshotCycle } from './snapshot-cycle.js';
 import type { JournalStoreHealth, SnapshotReporters } from './snapshot-monitor.js';
@@ -78,7 +85,7 @@ const ignore = (): void => undefined;
  * ```ts
  * const store = new JournalRecordStore({ dir: '/var/lib/users' });
  * await store.open();
- * const id = store.allocateId('users');
+ * const id = await store.allocateId('users');
  * await store.commit([{ op: 'put', collection: 'users', record: { id, name: 'Ada' } }]);
  * await store.close();
  * ```
@@ -181,10 +188,13 @@ export class JournalRecordStore extends StateStore {
    * Applies the batch now; resolves once it is fsynced together with its group. If that write
    * fails the batch is taken back from memory and the promise rejects (see the class comment).
    */
-  commit(mutations: Mutation[]): Promise<void> {
+  commit(mutations: Mutation[], options?: CommitOptions): Promise<void> {
     if (this.phase !== 'open') return Promise.reject(this.notWritable());
     try {
       const batch = encodeBatch(mutations);
+      // Checked in the same synchronous step that applies the batch: nothing can come between.
+      const failed = failedPrecondition(options?.expect, (c, id) => this.version(c, id));
+      if (failed !== undefined) throw conflictError(failed);
       const counters = this.state.takeDirtyCounters();
       const line = encodeLine(batch.json, counters);
       const undo: UndoEntry[] = [];

@@ -3,7 +3,7 @@
  * persisted; used by fast tests and as the benchmark baseline for the journal adapter.
  */
 import { encodeBatch } from './record-codec.js';
-import { RecordStoreError, type Mutation } from './record-store.js';
+import { conflictError, failedPrecondition, RecordStoreError, type CommitOptions, type Mutation } from './record-store.js';
 import { StateStore } from './state-store.js';
 
 /**
@@ -15,7 +15,7 @@ import { StateStore } from './state-store.js';
  * ```ts
  * const store = new MemoryRecordStore();
  * await store.open();
- * await store.commit([{ op: 'put', collection: 'users', record: { id: store.allocateId('users') } }]);
+ * await store.commit([{ op: 'put', collection: 'users', record: { id: await store.allocateId('users') } }]);
  * ```
  */
 export class MemoryRecordStore extends StateStore {
@@ -33,9 +33,11 @@ export class MemoryRecordStore extends StateStore {
   }
 
   /** Applies the batch atomically before returning; rejects without applying anything on error. */
-  async commit(mutations: Mutation[]): Promise<void> {
+  async commit(mutations: Mutation[], options?: CommitOptions): Promise<void> {
     if (this.phase !== 'open') throw this.notWritable();
     const batch = encodeBatch(mutations);
+    const failed = failedPrecondition(options?.expect, (c, id) => this.version(c, id));
+    if (failed !== undefined) throw conflictError(failed);
     this.state.apply(batch.mutations);
     this.countCommit(batch.mutations.length);
   }

@@ -33,6 +33,8 @@ export class RecordState {
   private readonly collections = new Map<string, Collection>();
   /** Collections whose counter moved by `allocateId()` since the last `takeDirtyCounters()`. */
   private readonly dirty = new Set<string>();
+  /** Told about every key `apply` or `undo` changed, after the change. */
+  onChange: ((collection: string, id: number) => void) | undefined;
 
   private collection(name: string): Collection {
     let c = this.collections.get(name);
@@ -91,6 +93,7 @@ export class RecordState {
         c.records.set(id, m.record);
       }
     }
+    if (this.onChange !== undefined) for (const m of mutations) this.onChange(m.collection, m.op === 'put' ? m.record.id : m.id);
   }
 
   /**
@@ -112,6 +115,7 @@ export class RecordState {
         c.records.set(id, previous);
       }
     }
+    if (this.onChange !== undefined) for (let i = entries.length - 1; i >= 0; i--) this.onChange(entries[i]!.collection, entries[i]!.id);
   }
 
   /** Marks counters as changed again (their journal line was rejected, so they must be written). */

@@ -21,8 +21,37 @@ export interface StoredRecord {
   [k: string]: unknown;
 }
 
+/**
+ * How long a put record lives. `{ ttlSeconds }`: the store may drop it once at least that long has
+ * passed (etcd: a lease; the local adapters keep it until it is deleted, so its writer also records
+ * an expiry and sweeps). `'instance'`: it lives as long as this store instance (etcd: bound to the
+ * instance's lease, gone within the lease TTL after the process dies; local adapters, which are
+ * the only instance, treat it as a plain put).
+ */
+export type RecordLease = { readonly ttlSeconds: number } | 'instance';
+
 /** One change inside an atomic batch given to {@link RecordStore.commit}. */
-export type Mutation = { op: 'put'; collection: string; record: StoredRecord } | { op: 'delete'; collection: string; id: number };
+export type Mutation =
+  { op: 'put'; collection: string; record: StoredRecord; lease?: RecordLease } | { op: 'delete'; collection: string; id: number };
+
+/**
+ * A condition checked inside a commit, atomically with its batch (etcd: a compare of the same
+ * transaction; local adapters: checked in the same synchronous step that applies the batch).
+ * `version`: the record's {@link RecordStore.version} must equal it (0: the record must not exist).
+ * `exists`: the record must exist, whatever its version.
+ */
+export type Precondition =
+  | { readonly collection: string; readonly id: number; readonly version: number }
+  | { readonly collection: string; readonly id: number; readonly exists: true };
+
+/** Options of {@link RecordStore.commit}. */
+export interface CommitOptions {
+  /** Every one must hold, else nothing is applied and the commit rejects with `ERR_STORE_CONFLICT`. */
+  readonly expect?: readonly Precondition[];
+}
+
+/** Told about every applied change of a record, by this instance or (shared stores) another one. */
+export type ChangeListener = (collection: string, id: number) => void;
 
 /**
  * A record store. Reads are synchronous and served from memory; writes go through `commit()`.
@@ -31,7 +60,7 @@ export type Mutation = { op: 'put'; collection: string; record: StoredRecord } |
  * ```ts
  * const store = createRecordStore('journal', './data');
  * await store.open();
- * const id = store.allocateId('users');
+ * const id = await store.allocateId('users');
  * await store.commit([{ op: 'put', collection: 'users', record: { id, name: 'Ada' } }]);
  * store.get('users', id); // { id, name: 'Ada' } (frozen)
  * await store.close();
@@ -43,10 +72,32 @@ export interface RecordStore {
   /** Flushes pending writes, does a final fsync and releases file descriptors. Idempotent. */
   close(): Promise<void>;
   /**
-   * Returns the next id of `collection`: strictly increasing, never reused (not after a delete,
-   * not after a restart). A put with a larger caller-chosen id moves the counter past it.
+   * Returns a new id of `collection`: unique and never reused (not after a delete, not after a
+   * restart, not by another instance of a shared store). Local adapters hand out strictly
+   * increasing ids, and a put with a larger caller-chosen id moves the counter past it; a shared
+   * store reserves blocks of ids per instance, so ids increase per instance.
    */
-  allocateId(collection: string): number;
+  allocateId(collection: string): Promise<number>;
+  /**
+   * The record's version, 0 when it does not exist; a {@link Precondition} compares it. Local
+   * adapters: the record's own `rev` field when it is a positive integer (writers that want
+   * version checks increment it), else 1. etcd: the key's `mod_revision`, new with every write.
+   */
+  version(collection: string, id: number): number;
+  /** Several instances may share this store (etcd): reads go through {@link RecordStore.sync}. */
+  readonly shared: boolean;
+  /**
+   * The read barrier of a shared store: resolves once reads of this instance reflect every write
+   * acknowledged (by any instance) before the call; `undefined` when there is nothing to wait for
+   * (local adapters, where every acknowledged write is already in memory).
+   */
+  sync(): Promise<void> | undefined;
+  /**
+   * Calls `listener` after every applied change of a record (a put, a delete, or a batch taken
+   * back), whoever wrote it, so that indexes over the records stay current. Returns the function
+   * that stops it.
+   */
+  onChange(listener: ChangeListener): () => void;
   /** The stored (frozen) record, or `undefined`. */
   get<T extends StoredRecord>(collection: string, id: number): T | undefined;
   /**
@@ -62,11 +113,12 @@ export interface RecordStore {
    * check-then-commit cannot race another request); the promise resolves once it is also
    * durable for that adapter (journal: fsynced).
    * Deleting a missing id is a no-op. Rejects with `ERR_STORE_INVALID_MUTATION` (nothing applied)
-   * for a malformed batch. If the batch cannot be made durable it is taken back from memory
+   * for a malformed batch, with `ERR_STORE_CONFLICT` (nothing applied) when a precondition of
+   * `options.expect` does not hold. If the batch cannot be made durable it is taken back from memory
    * before the promise rejects (`ERR_STORE_FULL` / `ERR_STORE_FAILED`), and so is every batch
    * committed after it that was not yet durable; {@link RecordStore.rollbacks} then grows.
    */
-  commit(mutations: Mutation[]): Promise<void>;
+  commit(mutations: Mutation[], options?: CommitOptions): Promise<void>;
   /**
    * The read barrier. `undefined` when every batch applied so far is durable; else a promise,
    * true once every batch applied before the call is durable, false if one of them was taken
@@ -131,6 +183,13 @@ export type RecordStoreErrorCode =
   | 'ERR_STORE_CORRUPT'
   /** Another store in this process already has the directory open. */
   | 'ERR_STORE_LOCKED'
+  /** A precondition of the commit did not hold; nothing was applied. */
+  | 'ERR_STORE_CONFLICT'
+  /**
+   * A shared store could not be reached within its deadline. For a commit the outcome is
+   * unknown: it may have been applied (a retry with the same Idempotency-Key is safe).
+   */
+  | 'ERR_STORE_UNAVAILABLE'
   /**
    * A background snapshot (or the journal rotation before it) failed. Never thrown: it is only
    * reported (`onSnapshotError`), because the journal still holds every acknowledged write.
@@ -141,11 +200,40 @@ export type RecordStoreErrorCode =
 export class RecordStoreError extends Error {
   override readonly name = 'RecordStoreError';
   readonly code: RecordStoreErrorCode;
+  /** For `ERR_STORE_CONFLICT`: the precondition that did not hold. */
+  readonly failed: Precondition | undefined;
 
-  constructor(code: RecordStoreErrorCode, message: string, options?: { cause?: unknown }) {
+  constructor(code: RecordStoreErrorCode, message: string, options?: { cause?: unknown; failed?: Precondition }) {
     super(message, options);
     this.code = code;
+    this.failed = options?.failed;
   }
+}
+
+/** The version a local adapter reports for `record` (see {@link RecordStore.version}). */
+export function localVersion(record: StoredRecord | undefined): number {
+  if (record === undefined) return 0;
+  const rev = record.rev;
+  return typeof rev === 'number' && Number.isSafeInteger(rev) && rev > 0 ? rev : 1;
+}
+
+/** The first precondition of `expect` that `version` says does not hold, if any. */
+export function failedPrecondition(
+  expect: readonly Precondition[] | undefined,
+  version: (collection: string, id: number) => number,
+): Precondition | undefined {
+  if (expect === undefined) return undefined;
+  for (const p of expect) {
+    const current = version(p.collection, p.id);
+    if ('exists' in p ? current === 0 : current !== p.version) return p;
+  }
+  return undefined;
+}
+
+/** The `ERR_STORE_CONFLICT` error for precondition `p`. */
+export function conflictError(p: Precondition): RecordStoreError {
+  const wanted = 'exists' in p ? 'to exist' : p.version === 0 ? 'to be absent' : `at version ${p.version}`;
+  return new RecordStoreError('ERR_STORE_CONFLICT', `precondition failed: ${p.collection}/${p.id} was expected ${wanted}`, { failed: p });
 }
 
 /** A fresh, zeroed {@link RecordStoreStats}. */

@@ -6,6 +6,9 @@ import { RecordState } from './record-state.js';
 import {
   RecordStoreError,
   emptyStats,
+  localVersion,
+  type ChangeListener,
+  type CommitOptions,
   type Mutation,
   type RecordStore,
   type RecordStoreStats,
@@ -25,9 +28,33 @@ export abstract class StateStore implements RecordStore {
 
   abstract open(): Promise<void>;
   abstract close(): Promise<void>;
-  abstract commit(mutations: Mutation[]): Promise<void>;
+  abstract commit(mutations: Mutation[], options?: CommitOptions): Promise<void>;
   /** Adapters whose batches are durable when applied never take one back. */
   readonly rollbacks: number = 0;
+  /** A local adapter is the only instance over its records. */
+  readonly shared: boolean = false;
+  private readonly listeners = new Set<ChangeListener>();
+
+  constructor() {
+    this.state.onChange = (collection, id) => {
+      for (const listener of this.listeners) listener(collection, id);
+    };
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every acknowledged write of a local adapter is already in memory. */
+  sync(): Promise<void> | undefined {
+    return undefined;
+  }
+
+  version(collection: string, id: number): number {
+    this.assertReadable();
+    return localVersion(this.state.get(collection, id));
+  }
 
   /** Adapters whose batches are durable when applied have nothing to wait for. */
   settled(): Promise<boolean> | undefined {
@@ -38,12 +65,12 @@ export abstract class StateStore implements RecordStore {
     return { writable: true };
   }
 
-  allocateId(collection: string): number {
-    if (this.phase !== 'open') throw this.notWritable();
+  allocateId(collection: string): Promise<number> {
+    if (this.phase !== 'open') return Promise.reject(this.notWritable());
     if (typeof collection !== 'string' || collection.length === 0) {
-      throw new RecordStoreError('ERR_STORE_INVALID_MUTATION', 'collection must be a non-empty string');
+      return Promise.reject(new RecordStoreError('ERR_STORE_INVALID_MUTATION', 'collection must be a non-empty string'));
     }
-    return this.state.allocateId(collection);
+    return Promise.resolve(this.state.allocateId(collection));
   }
 
   get<T extends StoredRecord>(collection: string, id: number): T | undefined {

@@ -8,7 +8,17 @@
  */
 import { WebApplicationError } from '@jaxrs-node/pipeline';
 import { encodeBatch } from '../../src/storage/record-codec.js';
-import type { Mutation, RecordStore, StoredRecord, WriteStatus } from '../../src/storage/record-store.js';
+import {
+  conflictError,
+  failedPrecondition,
+  localVersion,
+  type ChangeListener,
+  type CommitOptions,
+  type Mutation,
+  type RecordStore,
+  type StoredRecord,
+  type WriteStatus,
+} from '../../src/storage/record-store.js';
 
 export interface FakeStoreOptions {
   /** `sync`: applied when commit() is called; `deferred`: applied a macrotask later, then resolved. */
@@ -29,6 +39,21 @@ export class FakeRecordStore implements RecordStore {
 
   /** The fake never takes a batch back: a failing commit applies nothing. */
   readonly rollbacks = 0;
+  readonly shared = false;
+  private readonly listeners = new Set<ChangeListener>();
+
+  sync(): Promise<void> | undefined {
+    return undefined;
+  }
+
+  version(collection: string, id: number): number {
+    return localVersion(this.get(collection, id));
+  }
+
+  onChange(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
 
   async open(): Promise<void> {}
   async close(): Promise<void> {}
@@ -41,7 +66,7 @@ export class FakeRecordStore implements RecordStore {
     return { writable: true };
   }
 
-  allocateId(collection: string): number {
+  async allocateId(collection: string): Promise<number> {
     const next = (this.counters.get(collection) ?? 0) + 1;
     this.counters.set(collection, next);
     return next;
@@ -61,7 +86,7 @@ export class FakeRecordStore implements RecordStore {
     return this.collections.get(collection)?.size ?? 0;
   }
 
-  async commit(mutations: Mutation[]): Promise<void> {
+  async commit(mutations: Mutation[], options?: CommitOptions): Promise<void> {
     if (this.failNext !== undefined) {
       const error = this.failNext;
       this.failNext = undefined;
@@ -71,6 +96,8 @@ export class FakeRecordStore implements RecordStore {
     // applied), JSON normalisation and deep freeze, so a batch the real stores refuse fails here too.
     const copies = encodeBatch(mutations).mutations;
     if (this.visibility === 'deferred') await new Promise<void>((resolve) => setImmediate(resolve));
+    const failed = failedPrecondition(options?.expect, (c, id) => this.version(c, id));
+    if (failed !== undefined) throw conflictError(failed);
     for (const m of copies) {
       let records = this.collections.get(m.collection);
       if (records === undefined) this.collections.set(m.collection, (records = new Map()));
@@ -82,6 +109,7 @@ export class FakeRecordStore implements RecordStore {
       }
     }
     this.commits.push([...copies]);
+    for (const m of copies) for (const listener of this.listeners) listener(m.collection, m.op === 'put' ? m.record.id : m.id);
   }
 }
 

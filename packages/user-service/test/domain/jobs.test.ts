@@ -18,7 +18,7 @@ function fakeUsers(store: RecordStore) {
     if (typeof email !== 'string') {
       throw new BadRequestError('Validation failed', { details: [{ field: 'email', message: 'is required' }] });
     }
-    const id = store.allocateId('users');
+    const id = await store.allocateId('users');
     await store.commit([{ op: 'put', collection: 'users', record: { id, email } }]);
     return { id };
   };
@@ -191,12 +191,12 @@ describe('JobService.recover', () => {
       {
         op: 'put',
         collection: 'jobs',
-        record: { id: store.allocateId('jobs'), status: 'RUNNING', total: 2, ...base, processed: 1, created: [9] },
+        record: { id: await store.allocateId('jobs'), status: 'RUNNING', total: 2, ...base, processed: 1, created: [9] },
       },
       { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id: 1, items: [{ email: 'a@x.io' }, { email: 'b@x.io' }] } },
-      { op: 'put', collection: 'jobs', record: { id: store.allocateId('jobs'), status: 'PENDING', total: 1, ...base } },
+      { op: 'put', collection: 'jobs', record: { id: await store.allocateId('jobs'), status: 'PENDING', total: 1, ...base } },
       { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id: 2, items: [{ email: 'c@x.io' }] } },
-      { op: 'put', collection: 'jobs', record: { id: store.allocateId('jobs'), status: 'COMPLETED', total: 0, ...base } },
+      { op: 'put', collection: 'jobs', record: { id: await store.allocateId('jobs'), status: 'COMPLETED', total: 0, ...base } },
     ]);
     const users = fakeUsers(store);
     const jobs = new JobService({ store, createUser: users.createUser });

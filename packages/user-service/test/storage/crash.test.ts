@@ -113,7 +113,7 @@ describe('JournalRecordStore under kill -9', () => {
       } of store.values<PairRecord>('users')) {
         verified.set(a, { b, state: stateOf(a, b) });
       }
-      expect(store.allocateId('users')).toBeGreaterThan(maxId);
+      expect(await store.allocateId('users')).toBeGreaterThan(maxId);
       console.info(
         `crash round ${r + 1}: ${round.ackLines} acks, ${store.size('users')} records, ` +
           `replayed ${store.stats.replayedBatches} batches, cut ${store.stats.truncatedBytes} bytes`,

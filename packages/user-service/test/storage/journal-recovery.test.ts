@@ -61,7 +61,7 @@ describe('JournalRecordStore recovery', () => {
     // snapshot then holds it AND journal 3 replays it, which is harmless (idempotent).
     expect(again.stats.replayedBatches).toBeGreaterThanOrEqual(6);
     expect(again.stats.replayedBatches).toBeLessThanOrEqual(7);
-    expect(again.allocateId('users')).toBe(26);
+    expect(await again.allocateId('users')).toBe(26);
     await again.close();
   });
 
@@ -192,7 +192,7 @@ describe('JournalRecordStore recovery', () => {
     const store = await opened(dir);
     expect(store.get('users', 2)).toEqual({ id: 2, name: 'from gen 2' });
     expect(store.size('users')).toBe(4);
-    expect(store.allocateId('users')).toBe(10); // the persisted counter wins over max id + 1
+    expect(await store.allocateId('users')).toBe(10); // the persisted counter wins over max id + 1
     await store.commit([put(5)]);
     await store.close();
     expect((await readdir(dir)).sort()).toEqual([JOURNAL_1, 'journal-00000002.jsonl']);

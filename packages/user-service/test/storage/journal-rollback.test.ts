@@ -84,17 +84,17 @@ describe('JournalRecordStore: a rejected write is taken back', () => {
   it('never hands out an id that a rejected batch used, in this process or after a restart', async () => {
     const dir = await tempDir();
     const { store } = await openStore(dir);
-    const first = store.allocateId('users');
+    const first = await store.allocateId('users');
     await store.commit([putUser(first)]);
-    const refused = store.allocateId('users');
+    const refused = await store.allocateId('users');
     const result = await withWriteFaults(await tempDir(), { full: () => true }, () => outcome(store.commit([putUser(refused)])));
     expect(result).toBe('ERR_STORE_FULL');
     expect(store.get('users', refused)).toBeUndefined();
-    const next = store.allocateId('users');
+    const next = await store.allocateId('users');
     expect(next).toBeGreaterThan(refused);
     await store.close(); // persists the counters the rejected line carried
     const { store: reopened } = await openStore(dir);
-    expect(reopened.allocateId('users')).toBeGreaterThan(next);
+    expect(await reopened.allocateId('users')).toBeGreaterThan(next);
     expect(reopened.get('users', refused)).toBeUndefined();
     await reopened.close();
   });

@@ -48,14 +48,14 @@ describe('JournalRecordStore durability', () => {
   it('never reuses ids after a restart: not deleted ones, not allocated-but-uncommitted ones', async () => {
     const dir = await tempDir();
     const first = await reopen(dir);
-    const a = first.allocateId('users');
+    const a = await first.allocateId('users');
     await first.commit([put(a), { op: 'delete', collection: 'users', id: a }]);
-    const unused = first.allocateId('users'); // handed out, never committed
+    const unused = await first.allocateId('users'); // handed out, never committed
     await first.close();
 
     const second = await reopen(dir);
     expect(second.size('users')).toBe(0);
-    expect(second.allocateId('users')).toBe(unused + 1);
+    expect(await second.allocateId('users')).toBe(unused + 1);
     await second.close();
   });
 

@@ -39,18 +39,18 @@ export function describeRecordStoreContract(adapter: string, make: () => Promise
     it('refuses every call before open()', async () => {
       store = await make();
       expect(() => store.get('users', 1)).toThrow(expect.objectContaining({ code: 'ERR_STORE_NOT_OPEN' }));
-      expect(() => store.allocateId('users')).toThrow(expect.objectContaining({ code: 'ERR_STORE_NOT_OPEN' }));
+      await expect(store.allocateId('users')).rejects.toMatchObject({ code: 'ERR_STORE_NOT_OPEN' });
       await expect(store.commit([put(1)])).rejects.toMatchObject({ code: 'ERR_STORE_NOT_OPEN' });
     });
 
     it('allocates increasing ids per collection, starting at 1', async () => {
       const s = await opened();
-      expect([s.allocateId('users'), s.allocateId('users'), s.allocateId('groups')]).toEqual([1, 2, 1]);
+      expect([await s.allocateId('users'), await s.allocateId('users'), await s.allocateId('groups')]).toEqual([1, 2, 1]);
     });
 
     it('stores a copy: later changes to the caller object do not leak in', async () => {
       const s = await opened();
-      const record = { id: s.allocateId('users'), name: 'Ada', tags: ['a'] };
+      const record = { id: await s.allocateId('users'), name: 'Ada', tags: ['a'] };
       await s.commit([{ op: 'put', collection: 'users', record }]);
       record.name = 'Eve';
       record.tags.push('b');
@@ -84,7 +84,7 @@ export function describeRecordStoreContract(adapter: string, make: () => Promise
 
     it('lists values in ascending id order, whatever the commit order; updates keep their place', async () => {
       const s = await opened();
-      const [a, b, c] = [s.allocateId('users'), s.allocateId('users'), s.allocateId('users')];
+      const [a, b, c] = [await s.allocateId('users'), await s.allocateId('users'), await s.allocateId('users')];
       await s.commit([put(c)]);
       await s.commit([put(a)]);
       expect(ids(s)).toEqual([a, c]);
@@ -163,22 +163,74 @@ export function describeRecordStoreContract(adapter: string, make: () => Promise
 
     it('never reuses an id, not even after deleting the newest record', async () => {
       const s = await opened();
-      const a = s.allocateId('users');
+      const a = await s.allocateId('users');
       await s.commit([put(a), del(a)]);
-      expect(s.allocateId('users')).toBeGreaterThan(a);
+      expect(await s.allocateId('users')).toBeGreaterThan(a);
     });
 
     it('moves the counter past a caller-chosen id', async () => {
       const s = await opened();
       await s.commit([put(41)]);
-      expect(s.allocateId('users')).toBe(42);
+      expect(await s.allocateId('users')).toBe(42);
+    });
+
+    it('reports a version: 0 when absent, a new one after every write (writers move `rev`)', async () => {
+      const s = await opened();
+      expect(s.version('users', 1)).toBe(0);
+      await s.commit([put(1, { rev: 1 })]);
+      const first = s.version('users', 1);
+      expect(first).toBeGreaterThan(0);
+      await s.commit([put(1, { rev: 2 })]);
+      expect(s.version('users', 1)).not.toBe(first);
+      await s.commit([del(1)]);
+      expect(s.version('users', 1)).toBe(0);
+    });
+
+    it('applies a batch whose preconditions hold, and nothing of one whose precondition fails', async () => {
+      const s = await opened();
+      await s.commit([put(1, { rev: 1 })], { expect: [{ collection: 'users', id: 1, version: 0 }] });
+      const v = s.version('users', 1);
+      await s.commit([put(1, { rev: 2, name: 'second' }), put(2)], {
+        expect: [
+          { collection: 'users', id: 1, version: v },
+          { collection: 'users', id: 1, exists: true },
+        ],
+      });
+      expect(s.get<User>('users', 1)?.name).toBe('second');
+      const stale = { collection: 'users', id: 1, version: v };
+      await expect(s.commit([put(1, { rev: 3, name: 'lost' }), put(3)], { expect: [stale] })).rejects.toMatchObject({
+        code: 'ERR_STORE_CONFLICT',
+        failed: stale,
+      });
+      await expect(s.commit([put(4)], { expect: [{ collection: 'users', id: 9, exists: true }] })).rejects.toMatchObject({
+        code: 'ERR_STORE_CONFLICT',
+      });
+      await expect(s.commit([put(5)], { expect: [{ collection: 'users', id: 2, version: 0 }] })).rejects.toMatchObject({
+        code: 'ERR_STORE_CONFLICT',
+      });
+      expect(s.get<User>('users', 1)?.name).toBe('second');
+      expect(ids(s)).toEqual([1, 2]);
+    });
+
+    it('tells change listeners about every applied key, and stops when asked', async () => {
+      const s = await opened();
+      const seen: string[] = [];
+      const stop = s.onChange((collection, id) => seen.push(`${collection}/${id}`));
+      await s.commit([put(1), { op: 'put', collection: 'groups', record: { id: 7 } }]);
+      await s.commit([del(1)]);
+      await s.sync();
+      expect(seen).toEqual(['users/1', 'groups/7', 'users/1']);
+      stop();
+      await s.commit([put(2)]);
+      await s.sync();
+      expect(seen).toHaveLength(3);
     });
 
     it('refuses writes after close() and cannot be reopened', async () => {
       const s = await opened();
       await s.close();
       await expect(s.commit([put(1)])).rejects.toMatchObject({ code: 'ERR_STORE_CLOSED' });
-      expect(() => s.allocateId('users')).toThrow(expect.objectContaining({ code: 'ERR_STORE_CLOSED' }));
+      await expect(s.allocateId('users')).rejects.toMatchObject({ code: 'ERR_STORE_CLOSED' });
       await expect(s.open()).rejects.toMatchObject({ code: 'ERR_STORE_CLOSED' });
       await s.close(); // idempotent
     });

@@ -25,6 +25,10 @@ const ROLLBACKS_AT_START = 'durability.rollbacks';
  *
  * Writes need no wait: a commit resolves only once its own batch and every batch before it are
  * durable, and the pipeline writes their responses after that.
+ *
+ * Read barrier (stores shared by several instances): before anything else, every request awaits
+ * the store's `sync()`, so reads (and the checks of a write) see every write acknowledged before
+ * the request began, whichever instance acknowledged it. Local stores have nothing to wait for.
  */
 @injectable()
 @PreMatching()
@@ -32,8 +36,11 @@ const ROLLBACKS_AT_START = 'durability.rollbacks';
 export class DurabilityFilter implements ContainerRequestFilter, ContainerResponseFilter {
   constructor(@inject(TOKENS.store) private readonly store: RecordStore) {}
 
-  filterRequest(ctx: ContainerRequestContext): void {
+  filterRequest(ctx: ContainerRequestContext): void | Promise<void> {
     if (ctx.method === 'GET' || ctx.method === 'HEAD') ctx.setProperty(ROLLBACKS_AT_START, this.store.rollbacks);
+    // A shared store (etcd): catch up with every write acknowledged, by any instance, before this
+    // request began, so that a client reads its own writes whichever instance answers.
+    return this.store.sync();
   }
 
   filterResponse(req: ContainerRequestContext, res: ContainerResponseContext): void | Promise<void> {
