@@ -9,6 +9,7 @@ import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/
 import type { AppConfig } from './domain/config.js';
 import { ApiKeyVerifier, BasicAuthenticator } from './domain/credentials.js';
 import { FileStore } from './domain/files.js';
+import { IdempotencyService } from './domain/idempotency.js';
 import { JobService } from './domain/jobs.js';
 import { OrderService } from './domain/orders.js';
 import { AuthFailureGuard } from './domain/auth-failures.js';
@@ -110,9 +111,10 @@ export interface ServiceStopped {
 export async function createService(config: AppConfig, options: ServiceOptions = {}): Promise<Service> {
   const logError = options.logError ?? defaultErrorLog;
   const logInfo = options.logInfo ?? defaultInfoLog;
+  if (options.store === undefined && config.storage === 'etcd') throw new Error('STORAGE=etcd is not wired yet');
   const store =
     options.store ??
-    createRecordStore(config.storage, join(config.dataDir, 'store'), {
+    createRecordStore(config.storage === 'etcd' ? 'journal' : config.storage, join(config.dataDir, 'store'), {
       // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
       onSnapshotError: (error) => logError(error, undefined),
       onSnapshotRecovered: (recovery) => logInfo(recovery.message),
@@ -125,7 +127,13 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   const upstream = config.productCatalogUrl === undefined ? undefined : new UpstreamCatalog(config.productCatalogUrl);
   const findProduct: ProductLookup = upstream === undefined ? new EmbeddedCatalog().lookup : upstreamLookup(upstream);
   const orders = new OrderService(store, { findProduct, findCustomer: (id) => users.getRecord(id) });
-  const files = new FileStore({ dir: config.dataDir, store, maxFileBytes: config.uploadMaxBytes, maxFiles: config.uploadMaxFiles });
+  const files = new FileStore({
+    dir: config.dataDir,
+    filesDir: config.filesDir,
+    store,
+    maxFileBytes: config.uploadMaxBytes,
+    maxFiles: config.uploadMaxFiles,
+  });
   const jobs = new JobService({ store, createUser: (body) => users.create(body), onError: (e) => logError(e, undefined) });
   await files.init();
   await jobs.recover();
@@ -151,6 +159,11 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   container.register(TOKENS.products, { useValue: productView });
   container.register(TOKENS.files, { useValue: files });
   container.register(TOKENS.jobs, { useValue: jobs });
+  const idempotency = new IdempotencyService(store);
+  container.register(TOKENS.idempotency, { useValue: idempotency });
+  // Expired answers leave the local stores hourly (etcd's leases drop them by themselves).
+  const sweeper = setInterval(() => void idempotency.sweep().catch((e: unknown) => logError(e, undefined)), 3_600_000);
+  sweeper.unref();
   container.register(TOKENS.tokens, { useValue: new TokenService({ secret: config.tokenSecret, ttlSeconds: config.tokenTtlSeconds }) });
   container.register(TOKENS.basic, { useValue: await BasicAuthenticator.create(config.adminUsername, config.adminPassword) });
   container.register(TOKENS.apiKeys, { useValue: new ApiKeyVerifier(config.apiKeys) });
@@ -215,6 +228,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       const problems: string[] = [];
       const http = await app.close(config.shutdownDeadlineMs);
       if (!http.drained) problems.push(`the shutdown deadline (${config.shutdownDeadlineMs} ms) cut ${http.cutConnections} connection(s)`);
+      clearInterval(sweeper);
       await jobs.whenIdle();
       await upstream?.close();
       if (onFinish !== undefined) diagnostics_channel.unsubscribe(CHANNEL_NAMES.finish, onFinish);

@@ -19,6 +19,7 @@ export const DEFAULTS = {
   LARGE_DATA_PER_CLIENT: 2,
   SEED: 'demo',
   STORAGE: 'journal',
+  ETCD_PREFIX: '/user-service',
   UPLOAD_MAX_BYTES: 10 * 1024 * 1024,
   UPLOAD_MAX_FILES: 1,
   BODY_LIMIT_BYTES: 1024 * 1024,
@@ -95,7 +96,29 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
       'Requests per client per sliding minute (keyed by principal, API key or socket address); 429 with Retry-After beyond it. 0 disables.',
   },
   { name: 'SEED', default: D.SEED, description: '`demo` loads sample users into an empty store; `none` starts empty.' },
-  { name: 'STORAGE', default: D.STORAGE, description: '`journal` (fsync-ed append log in DATA_DIR) or `memory` (lost on exit).' },
+  {
+    name: 'STORAGE',
+    default: D.STORAGE,
+    description:
+      '`journal` (fsync-ed append log in DATA_DIR, one instance), `etcd` (an etcd v3 cluster shared by several instances) or `memory` (lost on exit).',
+  },
+  {
+    name: 'ETCD_ENDPOINTS',
+    default: '(none)',
+    description:
+      'With `STORAGE=etcd` (required then): comma-separated http(s) client URLs of the etcd members; calls fail over between them.',
+  },
+  {
+    name: 'ETCD_PREFIX',
+    default: D.ETCD_PREFIX,
+    description: "With `STORAGE=etcd`: key prefix of this service's data; instances of one service share it.",
+  },
+  {
+    name: 'FILES_DIR',
+    default: 'DATA_DIR/files',
+    description:
+      'Directory of uploaded file contents; with several instances, one directory they all share (their records are in the store).',
+  },
   {
     name: 'PRODUCT_CATALOG_URL',
     default: '(none)',

@@ -3,7 +3,7 @@
  * `config-docs.ts`; every problem is collected and reported at once, naming the variable, so a
  * bad deployment fails at start-up instead of on the first request that needs the value.
  */
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { LARGE_DATA_TOTAL } from './client-concurrency.js';
 import { DEFAULTS } from './config-docs.js';
 import { loadOrCreateTokenSecret, nodeConfigFs, type ConfigFs, type TokenSecretSource } from './config-secret.js';
@@ -50,7 +50,13 @@ export interface AppConfig {
   /** `/api/large-data` responses in flight per client address. */
   readonly largeDataPerClient: number;
   readonly seed: 'demo' | 'none';
-  readonly storage: 'journal' | 'memory';
+  readonly storage: 'journal' | 'memory' | 'etcd';
+  /** With `storage: 'etcd'`: client URLs of the members (at least one). */
+  readonly etcdEndpoints: readonly string[];
+  /** With `storage: 'etcd'`: key prefix shared by the instances of one service. */
+  readonly etcdPrefix: string;
+  /** Directory of uploaded file contents (shared by every instance). */
+  readonly filesDir: string;
   readonly productCatalogUrl: string | undefined;
   /** Origin (and optional path prefix) clients use, without a trailing slash; `Location` values start with it. */
   readonly publicBaseUrl: string | undefined;
@@ -125,6 +131,16 @@ class EnvReader {
   }
 }
 
+function endpointList(value: string): string | undefined {
+  const endpoints = value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
+  if (endpoints.length === 0) return 'must list at least one http(s) URL';
+  for (const e of endpoints) if (httpUrl(e) !== undefined) return `${e}: must be an http(s) URL`;
+  return undefined;
+}
+
 function httpUrl(value: string): string | undefined {
   try {
     const url = new URL(value);
@@ -190,7 +206,17 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     authFailuresPerMinute: r.int('AUTH_FAILURES_PER_MINUTE', D.AUTH_FAILURES_PER_MINUTE, 0, 1_000_000),
     largeDataPerClient: r.int('LARGE_DATA_PER_CLIENT', D.LARGE_DATA_PER_CLIENT, 1, LARGE_DATA_TOTAL),
     seed: r.oneOf('SEED', ['demo', 'none'] as const, D.SEED),
-    storage: r.oneOf('STORAGE', ['journal', 'memory'] as const, D.STORAGE),
+    storage: r.oneOf('STORAGE', ['journal', 'memory', 'etcd'] as const, D.STORAGE),
+    etcdEndpoints: (r.raw('ETCD_ENDPOINTS') === undefined ? '' : r.text('ETCD_ENDPOINTS', '', endpointList))
+      .split(',')
+      .map((e) => e.trim().replace(/\/+$/, ''))
+      .filter((e) => e !== ''),
+    etcdPrefix: r.text('ETCD_PREFIX', D.ETCD_PREFIX, (v) =>
+      /^\/[\x21-\x7e]*$/.test(v) ? undefined : 'must start with "/" and hold visible ASCII only',
+    ),
+    filesDir: resolve(
+      r.text('FILES_DIR', join(dataDir, 'files'), (v) => (CONTROL.test(v) ? 'must not contain control characters' : undefined)),
+    ),
     productCatalogUrl: r.raw('PRODUCT_CATALOG_URL') === undefined ? undefined : r.text('PRODUCT_CATALOG_URL', '', httpUrl),
     publicBaseUrl: r.raw('PUBLIC_BASE_URL') === undefined ? undefined : r.text('PUBLIC_BASE_URL', '', httpUrl).replace(/\/+$/, ''),
     uploadMaxBytes: r.int('UPLOAD_MAX_BYTES', D.UPLOAD_MAX_BYTES, 1, 2 ** 40),
@@ -205,10 +231,22 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     logRequests: r.bool('LOG_REQUESTS', D.LOG_REQUESTS),
   };
 
+  const storage = partial.storage;
+  if (storage === 'etcd' && r.raw('ETCD_ENDPOINTS') === undefined) {
+    r.problem('ETCD_ENDPOINTS', 'required with STORAGE=etcd: comma-separated client URLs, e.g. http://10.0.0.1:2379,http://10.0.0.2:2379');
+  }
+
   const devDefaults: string[] = [];
   if (adminPassword === D.ADMIN_PASSWORD) devDefaults.push('ADMIN_PASSWORD');
   if (apiKeys.includes(D.API_KEYS)) devDefaults.push('API_KEYS');
   if (envSecret === '') devDefaults.push('TOKEN_SECRET');
+  if (storage === 'etcd' && envSecret === '') {
+    // A generated secret lives in one instance's DATA_DIR: a token it signs fails on the others.
+    r.problem(
+      'TOKEN_SECRET',
+      'required with STORAGE=etcd: every instance must verify the tokens of the others; set the same secret (32+ bytes) on all',
+    );
+  }
   if (production) {
     // Checked before the secret file is touched: production never generates a secret.
     for (const name of devDefaults) r.problem(name, 'development default in use; set a real value for NODE_ENV=production');

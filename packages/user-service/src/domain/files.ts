@@ -5,9 +5,14 @@
  * content to `<id>.part`, fsync, rename to `<id>.bin`, fsync the directory, commit the record.
  * So an acknowledged upload survives a crash, and a crash before the commit leaves only an
  * orphan that {@link FileStore.init} removes.
+ *
+ * Several instances (a shared store) share one directory (`FILES_DIR`): ids are unique across
+ * them, so names never clash, and a download works from any instance. There `init` removes only
+ * orphans older than {@link SHARED_ORPHAN_AGE_MS}: a younger one may be an upload another
+ * instance is still receiving or about to commit.
  */
 import type { ReadStream } from 'node:fs';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -16,6 +21,9 @@ import { contentDisposition, fileNotFound, parseFileId } from './files-metadata.
 import { formatTimestamp } from './users-model.js';
 import { readMultipart, type MultipartBody, type MultipartLimits } from '@jaxrs-node/pipeline/multipart';
 import { DEFAULT_UPLOAD_LIMITS, multipartLimits, receiveUpload, toUploadError, type UploadLimits } from './uploads.js';
+
+/** Age after which a leftover in a directory shared by several instances is an orphan (1 hour). */
+export const SHARED_ORPHAN_AGE_MS = 3_600_000;
 
 /** Record-store collection of file metadata. */
 export const FILES_COLLECTION = 'files';
@@ -38,8 +46,10 @@ export interface FileRecord extends StoredRecord, FileMetadata {
 
 /** Options of {@link FileStore}; limits default to {@link DEFAULT_UPLOAD_LIMITS}. */
 export interface FileStoreOptions extends Partial<UploadLimits> {
-  /** Data directory; files go to `${dir}/files`. */
+  /** Data directory; files go to `${dir}/files` unless `filesDir` says otherwise. */
   dir: string;
+  /** Directory of the file contents (several instances share one); default `${dir}/files`. */
+  filesDir?: string;
   store: RecordStore;
 }
 
@@ -73,7 +83,7 @@ export class FileStore {
   private ready: Promise<void> | undefined;
 
   constructor(options: FileStoreOptions) {
-    const { dir, store, ...limits } = options;
+    const { dir, filesDir, store, ...limits } = options;
     this.limits = Object.freeze({ ...DEFAULT_UPLOAD_LIMITS, ...definedOnly(limits) });
     for (const [key, value] of Object.entries(this.limits)) {
       if (!Number.isSafeInteger(value) || value < 1) {
@@ -81,7 +91,7 @@ export class FileStore {
       }
     }
     this.multipartLimits = Object.freeze(multipartLimits(this.limits));
-    this.dir = join(dir, 'files');
+    this.dir = filesDir ?? join(dir, 'files');
     this.store = store;
   }
 
@@ -97,6 +107,7 @@ export class FileStore {
       const match = /^([0-9]{1,16})\.(part|bin)$/.exec(name);
       if (match === null) continue;
       if (match[2] === 'bin' && this.store.get(FILES_COLLECTION, Number(match[1])) !== undefined) continue;
+      if (this.store.shared && !(await olderThan(join(this.dir, name), SHARED_ORPHAN_AGE_MS))) continue;
       await rm(join(this.dir, name), { force: true });
       removed++;
     }
@@ -243,4 +254,13 @@ async function syncDirectory(dir: string): Promise<void> {
 
 function definedOnly<T extends object>(value: T): Partial<T> {
   return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** Whether the file was last modified more than `ms` ago (false when it is gone already). */
+async function olderThan(path: string, ms: number): Promise<boolean> {
+  try {
+    return Date.now() - (await stat(path)).mtimeMs > ms;
+  } catch {
+    return false;
+  }
 }

@@ -11,6 +11,7 @@
  */
 import { BadRequestError, NotFoundError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
 import type { Mutation } from '../storage/record-store.js';
+import type { IdempotentCommit } from './idempotency.js';
 import { parseRecordId } from './record-id.js';
 import {
   itemErrors,
@@ -79,7 +80,7 @@ export class JobService {
    * @throws BadRequestError (400) if `body` is not an array; PayloadTooLargeError (413) for more than
    *   `maxItems` items: the body is well-formed but bigger than we accept (RFC 9110 §15.5.14).
    */
-  async submit(body: unknown): Promise<Job> {
+  async submit(body: unknown, options: Partial<IdempotentCommit<Job>> = {}): Promise<Job> {
     const items = body ?? [];
     if (!Array.isArray(items)) {
       throw new BadRequestError('Body must be a JSON array of users', { code: 'JOB_BODY_NOT_ARRAY' });
@@ -97,10 +98,14 @@ export class JobService {
       failed: [],
       submittedAt: this.now(),
     };
-    await this.options.store.commit([
-      { op: 'put', collection: JOBS_COLLECTION, record: job },
-      { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id, items } },
-    ]);
+    await this.options.store.commit(
+      [
+        { op: 'put', collection: JOBS_COLLECTION, record: job },
+        { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id, items } },
+        ...(options.alsoCommit?.(job) ?? []),
+      ],
+      { expect: [{ collection: JOBS_COLLECTION, id, version: 0 }, ...(options.expect ?? [])] },
+    );
     this.latestId = Math.max(id, this.latestId ?? 0);
     this.enqueue(id);
     return this.view(id) ?? job;

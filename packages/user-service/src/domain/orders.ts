@@ -18,6 +18,7 @@
 import { isRecordId } from '../storage/record-codec.js';
 import { localVersion, RecordStoreError, type RecordStore } from '../storage/record-store.js';
 import { retryOnConflict } from './conflicts.js';
+import type { IdempotentCommit } from './idempotency.js';
 import { ConflictError, NotFoundError } from '@jaxrs-node/pipeline';
 import type { Product, ProductLookup } from './catalog.js';
 import { OrdersIndex } from './orders-index.js';
@@ -70,7 +71,11 @@ export class OrderService {
    * @throws NotFoundError for an absent user; BadRequestError listing every violation
    *   (including products that do not exist); whatever the product lookup throws (e.g. 502/504).
    */
-  async createForUser(userId: number, body: unknown): Promise<OrderRepresentation> {
+  async createForUser(
+    userId: number,
+    body: unknown,
+    options: Partial<IdempotentCommit<OrderRepresentation>> = {},
+  ): Promise<OrderRepresentation> {
     this.requireCustomer(userId);
     const { value, violations, references } = validateOrderInput(body);
     const distinct = [...new Set(references.map((ref) => ref.productId))];
@@ -109,20 +114,25 @@ export class OrderService {
       updatedAt: now,
     };
     // The user must still exist when the order lands (another instance may delete it meanwhile).
+    const representation = toOrderRepresentation(order);
     try {
-      await this.store.commit([{ op: 'put', collection: ORDERS_COLLECTION, record: order }], {
-        expect: [
-          { collection: ORDERS_COLLECTION, id, version: 0 },
-          { collection: USERS_COLLECTION, id: customer.id, exists: true },
-        ],
-      });
+      await this.store.commit(
+        [{ op: 'put', collection: ORDERS_COLLECTION, record: order }, ...(options.alsoCommit?.(representation) ?? [])],
+        {
+          expect: [
+            { collection: ORDERS_COLLECTION, id, version: 0 },
+            { collection: USERS_COLLECTION, id: customer.id, exists: true },
+            ...(options.expect ?? []),
+          ],
+        },
+      );
     } catch (error) {
       if (error instanceof RecordStoreError && error.failed?.collection === USERS_COLLECTION) {
         throw new NotFoundError(`User ${userId} not found`);
       }
       throw error;
     }
-    return toOrderRepresentation(order);
+    return representation;
   }
 
   /**

@@ -24,6 +24,10 @@ const error = (description: string, headers?: Record<string, string>): ApiRespon
 const PRECONDITION_FAILED = error('The record changed since the entity tag in If-Match');
 const CONFLICT = error('The order cannot move to that status');
 const NO_SPACE = error('The store cannot write (a full disk); reads still work');
+const KEY_REUSED = error('The Idempotency-Key was used for a different request (method, path or body)');
+const REPLAYED = {
+  'Idempotent-Replayed': '`true` when this is the stored first answer to an earlier request with the same Idempotency-Key',
+};
 
 const { $schema: _schema, $id: _id, ...userSchema } = USER_JSON_SCHEMA;
 
@@ -122,7 +126,7 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
       },
     },
     'UsersResource.search': { responses: { 200: { type: { type: 'array', items: USER } } } },
-    'UsersResource.create': { responses: { 201: { type: USER, headers: LOCATION }, 507: NO_SPACE } },
+    'UsersResource.create': { responses: { 201: { type: USER, headers: { ...LOCATION, ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE } },
     'UsersResource.createVariant': { responses: { 201: { type: OBJECT, headers: LOCATION }, 507: NO_SPACE } },
     'UsersResource.get': {
       responses: { 200: { type: USER, headers: ETAG }, 304: { description: 'Not Modified (If-None-Match)', headers: ETAG } },
@@ -135,7 +139,9 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
     },
     'UsersResource.remove': { responses: { 204: {}, 412: PRECONDITION_FAILED, 507: NO_SPACE } },
     'UsersResource.listOrders': { responses: { 200: { type: { type: 'array', items: OBJECT } } } },
-    'UsersResource.createOrder': { responses: { 201: { type: OBJECT, headers: LOCATION }, 507: NO_SPACE } },
+    'UsersResource.createOrder': {
+      responses: { 201: { type: OBJECT, headers: { ...LOCATION, ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE },
+    },
     'UsersResource.getOrder': { responses: { 200: { type: OBJECT } } },
     'UsersResource.transition': { responses: { 200: { type: OBJECT }, 409: CONFLICT, 507: NO_SPACE } },
     'AuthResource.login': {
@@ -187,7 +193,9 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
         },
       },
     },
-    'AsyncUsersResource.submit': { responses: { 202: { type: OBJECT, headers: { Location: 'The job' } }, 507: NO_SPACE } },
+    'AsyncUsersResource.submit': {
+      responses: { 202: { type: OBJECT, headers: { Location: 'The job', ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE },
+    },
     'AsyncUsersResource.status': { responses: { 200: { type: OBJECT } } },
     'AsyncUsersResource.job': { responses: { 200: { type: OBJECT } } },
     'AsyncUsersResource.events': {

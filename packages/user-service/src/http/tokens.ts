@@ -7,6 +7,7 @@ export const TOKENS = {
   products: Symbol('ProductView'),
   files: Symbol('FileStore'),
   jobs: Symbol('JobService'),
+  idempotency: Symbol('IdempotencyService'),
   tokens: Symbol('TokenService'),
   basic: Symbol('BasicAuthenticator'),
   apiKeys: Symbol('ApiKeyVerifier'),

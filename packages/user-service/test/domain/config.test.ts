@@ -151,6 +151,54 @@ describe('loadConfig validation', () => {
   });
 });
 
+describe('loadConfig with STORAGE=etcd', () => {
+  const SECRET = 'y'.repeat(40);
+
+  it('reads the endpoints (trailing slashes dropped), the prefix and a shared FILES_DIR', async () => {
+    const config = await loadConfig({
+      DATA_DIR: dir,
+      STORAGE: 'etcd',
+      ETCD_ENDPOINTS: 'http://127.0.0.1:2379/, http://127.0.0.1:22379',
+      ETCD_PREFIX: '/svc-a',
+      FILES_DIR: join(dir, 'shared-files'),
+      TOKEN_SECRET: SECRET,
+    });
+    expect(config).toMatchObject({
+      storage: 'etcd',
+      etcdEndpoints: ['http://127.0.0.1:2379', 'http://127.0.0.1:22379'],
+      etcdPrefix: '/svc-a',
+      filesDir: join(dir, 'shared-files'),
+    });
+  });
+
+  it('defaults FILES_DIR to DATA_DIR/files', async () => {
+    expect((await loadConfig({ DATA_DIR: dir })).filesDir).toBe(join(dir, 'files'));
+  });
+
+  it('requires ETCD_ENDPOINTS and a TOKEN_SECRET shared by the instances, naming both', async () => {
+    const error = await configError({ DATA_DIR: dir, STORAGE: 'etcd' });
+    expect(error.variables).toEqual(expect.arrayContaining(['ETCD_ENDPOINTS', 'TOKEN_SECRET']));
+    expect(error.message).toMatch(/ETCD_ENDPOINTS.*required with STORAGE=etcd/);
+    expect(error.message).toMatch(/TOKEN_SECRET.*every instance/);
+  });
+
+  it.each([['ftp://x:1'], ['not a url'], [','], ['http://ok:1,nope']])('refuses ETCD_ENDPOINTS=%j', async (value) => {
+    const error = await configError({ DATA_DIR: dir, STORAGE: 'etcd', ETCD_ENDPOINTS: value, TOKEN_SECRET: SECRET });
+    expect(error.variables).toEqual(['ETCD_ENDPOINTS']);
+  });
+
+  it('refuses an ETCD_PREFIX that does not start with a slash', async () => {
+    const error = await configError({
+      DATA_DIR: dir,
+      STORAGE: 'etcd',
+      ETCD_ENDPOINTS: 'http://127.0.0.1:2379',
+      ETCD_PREFIX: 'svc',
+      TOKEN_SECRET: SECRET,
+    });
+    expect(error.variables).toEqual(['ETCD_PREFIX']);
+  });
+});
+
 describe('loadConfig in production', () => {
   it('refuses every development default credential or secret, listing them, without writing a secret', async () => {
     const error = await configError({ NODE_ENV: 'production', DATA_DIR: dir });

@@ -46,7 +46,7 @@ describe('the service container', () => {
 
   it('sees the decorator metadata the transform emitted (design:paramtypes)', () => {
     const types = Reflect.getMetadata('design:paramtypes', UsersResource) as unknown[] | undefined;
-    expect(types).toHaveLength(2);
+    expect(types).toHaveLength(3);
     expect(Reflect.getMetadata('design:paramtypes', RateLimitFilter)).toHaveLength(1);
   });
 

@@ -4,6 +4,7 @@ import {
   Context,
   Entity,
   GET,
+  HeaderParam,
   LastEventId,
   Path,
   PathParam,
@@ -14,7 +15,9 @@ import {
   SseEventSink,
   UriInfo,
 } from '@jaxrs-node/pipeline';
+import type { IdempotencyService } from '../../domain/idempotency.js';
 import { NO_JOB_STATUS, type Job, type JobService } from '../../domain/jobs.js';
+import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
 import { TOKENS } from '../tokens.js';
 
 /**
@@ -28,16 +31,26 @@ import { TOKENS } from '../tokens.js';
 @Path('/api/async/users')
 @Produces('application/json')
 export class AsyncUsersResource {
-  constructor(@inject(TOKENS.jobs) private readonly jobs: JobService) {}
+  constructor(
+    @inject(TOKENS.jobs) private readonly jobs: JobService,
+    @inject(TOKENS.idempotency) private readonly idempotency: IdempotencyService,
+  ) {}
 
   @POST()
   @Consumes('application/json')
-  async submit(@Entity(Object, { optional: true }) body: unknown, @Context() uri: UriInfo): Promise<Response> {
-    const job = await this.jobs.submit(body);
-    return Response.status(202)
-      .location(uri.baseUriBuilder().path(AsyncUsersResource).path(AsyncUsersResource, 'job').build(job.id))
-      .entity(job)
-      .build();
+  async submit(
+    @Entity(Object, { optional: true }) body: unknown,
+    @Context() uri: UriInfo,
+    @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string,
+  ): Promise<Response> {
+    const location = (jobId: number) => uri.baseUriBuilder().path(AsyncUsersResource).path(AsyncUsersResource, 'job').build(jobId);
+    const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
+      this.jobs.submit(
+        body,
+        claim?.commitWith((job) => ({ status: 202, location: String(location(job.id)), body: job })),
+      ),
+    );
+    return respond(outcome, (job) => Response.status(202).location(location(job.id)).entity(job).build());
   }
 
   @GET('status')

@@ -3,6 +3,7 @@ import {
   Consumes,
   Context,
   DELETE,
+  HeaderParam,
   GET,
   PATCH,
   Path,
@@ -18,11 +19,13 @@ import {
   type EntityTag,
   Link,
 } from '@jaxrs-node/pipeline';
+import type { IdempotencyService } from '../../domain/idempotency.js';
 import type { OrderService } from '../../domain/orders.js';
 import type { UserService, WriteOptions } from '../../domain/users.js';
 import { RateLimited } from '../bindings.js';
 import { NewOrder, OrderStatusChange } from '../entities/orders.js';
 import { UserInput, UserPatch, VariantUserInput } from '../entities/users.js';
+import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
 import { TOKENS } from '../tokens.js';
 import { Id } from './ids.js';
 import { UserListQuery, UserSearchQuery } from './user-queries.js';
@@ -41,6 +44,7 @@ export class UsersResource {
   constructor(
     @inject(TOKENS.users) private readonly users: UserService,
     @inject(TOKENS.orders) private readonly orders: OrderService,
+    @inject(TOKENS.idempotency) private readonly idempotency: IdempotencyService,
   ) {}
 
   @GET()
@@ -64,9 +68,14 @@ export class UsersResource {
 
   @POST()
   @Consumes('application/json')
-  async create(body: UserInput, @Context() uri: UriInfo): Promise<Response> {
-    const user = await this.users.create(body);
-    return Response.created(userUri(uri, user.id)).entity(user).build();
+  async create(body: UserInput, @Context() uri: UriInfo, @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string): Promise<Response> {
+    const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
+      this.users.create(
+        body,
+        claim?.commitWith((user) => ({ status: 201, location: String(userUri(uri, user.id)), body: user })),
+      ),
+    );
+    return respond(outcome, (user) => Response.created(userUri(uri, user.id)).entity(user).build());
   }
 
   /** The variant resource: `{name, email}` in, `{id, name, email}` out. */
@@ -112,11 +121,21 @@ export class UsersResource {
   /** Places an order: `{items: [{productId, quantity}]}` → 201 with the order (status PENDING). */
   @POST('{id}/orders')
   @Consumes('application/json')
-  async createOrder(@PathParam('id', { type: Id }) id: number, body: NewOrder, @Context() uri: UriInfo): Promise<Response> {
-    const order = await this.orders.createForUser(id, body);
-    return Response.created(uri.baseUriBuilder().path(UsersResource).path(UsersResource, 'getOrder').build(id, order.id))
-      .entity(order)
-      .build();
+  async createOrder(
+    @PathParam('id', { type: Id }) id: number,
+    body: NewOrder,
+    @Context() uri: UriInfo,
+    @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string,
+  ): Promise<Response> {
+    const location = (orderId: number) => uri.baseUriBuilder().path(UsersResource).path(UsersResource, 'getOrder').build(id, orderId);
+    const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
+      this.orders.createForUser(
+        id,
+        body,
+        claim?.commitWith((order) => ({ status: 201, location: String(location(order.id)), body: order })),
+      ),
+    );
+    return respond(outcome, (order) => Response.created(location(order.id)).entity(order).build());
   }
 
   @GET('{id}/orders/{orderId}')
