@@ -134,7 +134,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     maxFileBytes: config.uploadMaxBytes,
     maxFiles: config.uploadMaxFiles,
   });
-  const jobs = new JobService({ store, createUser: (body) => users.create(body), onError: (e) => logError(e, undefined) });
+  const jobs = new JobService({ store, createUser: (body, options) => users.create(body, options), onError: (e) => logError(e, undefined) });
   await files.init();
   await jobs.recover();
   if (config.seed === 'demo') {
@@ -230,6 +230,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       if (!http.drained) problems.push(`the shutdown deadline (${config.shutdownDeadlineMs} ms) cut ${http.cutConnections} connection(s)`);
       clearInterval(sweeper);
       await jobs.whenIdle();
+      jobs.close();
       await upstream?.close();
       if (onFinish !== undefined) diagnostics_channel.unsubscribe(CHANNEL_NAMES.finish, onFinish);
       const write = store.writeStatus();

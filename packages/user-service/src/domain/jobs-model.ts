@@ -3,12 +3,25 @@
  * the body of the status endpoint, its states and limits. The worker is in `jobs.ts`.
  */
 import type { WebApplicationError } from '@jaxrs-node/pipeline';
-import type { RecordStore, StoredRecord } from '../storage/record-store.js';
+import type { Mutation, Precondition, RecordStore, StoredRecord } from '../storage/record-store.js';
 
 /** Record-store collection of jobs. */
 export const JOBS_COLLECTION = 'jobs';
 /** Items of jobs not yet finished, keyed by job id; deleted when the job finishes. */
 export const JOB_ITEMS_COLLECTION = 'job-items';
+/**
+ * Which instance runs a job, keyed by job id; leased to that instance (on a shared store the
+ * record vanishes when the instance dies, and another instance takes the job over).
+ */
+export const JOB_OWNERS_COLLECTION = 'job-owners';
+/**
+ * One record per item whose user was created, id `jobId * JOB_ITEM_SLOTS + index`, committed in
+ * the same batch as the user and only if absent: an item creates its user exactly once, whoever
+ * runs the job. Deleted after the job finishes.
+ */
+export const JOB_DONE_COLLECTION = 'job-done';
+/** Item slots per job in {@link JOB_DONE_COLLECTION} ids; the largest accepted job. */
+export const JOB_ITEM_SLOTS = 1024;
 /** Default largest job (SPEC "Limits": an unpaged user list holds at most 1000 items). */
 export const MAX_JOB_ITEMS = 1000;
 
@@ -48,8 +61,12 @@ export const NO_JOB_STATUS = Object.freeze({ status: 'COMPLETED', total: 0, proc
 /** Options of {@link JobService}. */
 export interface JobServiceOptions {
   store: RecordStore;
-  /** Creates one user; a {@link WebApplicationError} with a 4xx status marks the item as failed. */
-  createUser: (body: unknown) => Promise<{ id: number }>;
+  /**
+   * Creates one user, committing `options.alsoCommit(created)` in the same batch under
+   * `options.expect` (e.g. `(body, options) => users.create(body, options)`); a
+   * {@link WebApplicationError} with a 4xx status marks the item as failed.
+   */
+  createUser: (body: unknown, options: CreateItemOptions) => Promise<{ id: number }>;
   /** Largest accepted job; more items are 413. Default {@link MAX_JOB_ITEMS}. */
   maxItems?: number;
   /** Progress is committed every this many items (and at the end). Default 20. */
@@ -58,6 +75,12 @@ export interface JobServiceOptions {
   onError?: (error: unknown, job: Job) => void;
   /** Clock of the job timestamps (tests pin it). */
   now?: () => Date;
+}
+
+/** What the job adds to the batch that creates an item's user. */
+export interface CreateItemOptions {
+  alsoCommit: (created: { id: number }) => Mutation[];
+  expect: readonly Precondition[];
 }
 
 /** The items of a job, stored apart so status responses never carry user bodies. */

@@ -8,14 +8,28 @@
  *
  * States: PENDING -> RUNNING -> COMPLETED (item validation failures are listed in `failed`, they
  * do not fail the job) or FAILED (an unexpected, non-4xx error; the remaining items are skipped).
+ *
+ * Exactly once, across restarts and instances: each item's user is committed together with a
+ * done-record of that item, under the precondition that the done-record is absent and that this
+ * instance still owns the job. Whoever runs a job again (after a restart, or another instance
+ * after the owner died) skips the items already done, so no item creates two users and none is
+ * lost. Ownership is a record leased to the instance (`job-owners`): on a shared store it
+ * vanishes when the owner dies, every other instance sees that through the store's change
+ * notifications and tries to claim the job (a precondition: one wins), then finishes it. An owner
+ * that lost its job (its lease expired while it was cut off) finds out at its next commit and
+ * stops without writing.
  */
+import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
-import type { Mutation } from '../storage/record-store.js';
+import { RecordStoreError, type Mutation, type Precondition } from '../storage/record-store.js';
 import type { IdempotentCommit } from './idempotency.js';
 import { parseRecordId } from './record-id.js';
 import {
   itemErrors,
+  JOB_DONE_COLLECTION,
+  JOB_ITEM_SLOTS,
   JOB_ITEMS_COLLECTION,
+  JOB_OWNERS_COLLECTION,
   JOBS_COLLECTION,
   MAX_JOB_ITEMS,
   type Job,
@@ -24,6 +38,9 @@ import {
 } from './jobs-model.js';
 
 export {
+  JOB_DONE_COLLECTION,
+  JOB_ITEM_SLOTS,
+  JOB_OWNERS_COLLECTION,
   JOB_ITEMS_COLLECTION,
   JOBS_COLLECTION,
   MAX_JOB_ITEMS,
@@ -32,6 +49,7 @@ export {
   type JobItemFailure,
   type JobServiceOptions,
   type JobStatus,
+  type CreateItemOptions,
 } from './jobs-model.js';
 
 /**
@@ -56,6 +74,10 @@ export class JobService {
   private latestId: number | undefined;
   /** Listeners of {@link watch}, by job id. */
   private readonly watchers = new Map<number, Set<(job: Job) => void>>();
+  /** This instance, as named in the ownership records. */
+  private readonly instance = randomUUID();
+  private readonly stopListening: () => void;
+  private recovered = false;
 
   constructor(options: JobServiceOptions) {
     this.options = {
@@ -64,18 +86,20 @@ export class JobService {
       progressEvery: options.progressEvery ?? 20,
       now: options.now ?? (() => new Date()),
     };
-    if (!Number.isSafeInteger(this.options.maxItems) || this.options.maxItems < 0) {
-      throw new RangeError('JobService: maxItems must be a non-negative integer');
+    if (!Number.isSafeInteger(this.options.maxItems) || this.options.maxItems < 0 || this.options.maxItems > JOB_ITEM_SLOTS) {
+      throw new RangeError(`JobService: maxItems must be an integer from 0 to ${JOB_ITEM_SLOTS}`);
     }
     if (!Number.isSafeInteger(this.options.progressEvery) || this.options.progressEvery < 1) {
       throw new RangeError('JobService: progressEvery must be a positive integer');
     }
+    this.stopListening = this.options.store.onChange((collection, id) => this.storeChanged(collection, id));
   }
 
   /**
    * Accepts a job: `body` must be an array of user bodies, or `undefined`/`null` (an empty body,
-   * which makes a job of 0 items that completes). Resolves with the PENDING job once it is durable;
-   * processing starts on a later turn of the event loop.
+   * which makes a job of 0 items that completes). Resolves with the PENDING job once it is durable
+   * (and owned by this instance); processing starts on a later turn of the event loop.
+   * `options` adds an Idempotency-Key's answer to the same batch.
    *
    * @throws BadRequestError (400) if `body` is not an array; PayloadTooLargeError (413) for more than
    *   `maxItems` items: the body is well-formed but bigger than we accept (RFC 9110 §15.5.14).
@@ -102,6 +126,7 @@ export class JobService {
       [
         { op: 'put', collection: JOBS_COLLECTION, record: job },
         { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id, items } },
+        this.ownership(id),
         ...(options.alsoCommit?.(job) ?? []),
       ],
       { expect: [{ collection: JOBS_COLLECTION, id, version: 0 }, ...(options.expect ?? [])] },
@@ -114,8 +139,9 @@ export class JobService {
   /**
    * Calls `listener` with a snapshot of job `id` at each change: when it starts running, after
    * every item (progress is not committed that often: this is the live view), and when it
-   * completes or fails. Returns the function that stops it. Nothing is replayed: read the current
-   * state with {@link get} first (in the same synchronous block, so no change falls in between).
+   * completes or fails. A job another instance runs is reported at each of its commits. Returns
+   * the function that stops it. Nothing is replayed: read the current state with {@link get}
+   * first (in the same synchronous block, so no change falls in between).
    *
    * @example
    * const stop = jobs.watch(job.id, (j) => send(j));
@@ -158,29 +184,77 @@ export class JobService {
     while (this.worker !== undefined) await this.worker;
   }
 
+  /** Stops listening to the store (the worker finishes what it runs; see {@link whenIdle}). */
+  close(): void {
+    this.stopListening();
+  }
+
   /**
-   * Start-up recovery; call once after `store.open()`, before `submit`. PENDING jobs had not
-   * started any item (RUNNING is committed before the first `createUser`), so they are queued
-   * again. RUNNING jobs are marked FAILED, reason `interrupted by restart`: re-running their items
-   * could create duplicate users; `created` lists what was recorded before the crash.
+   * Start-up recovery; call once after `store.open()`, before `submit`. Every unfinished job
+   * (PENDING, or RUNNING when its runner stopped) that no live instance owns is claimed and run
+   * again from where it stopped: items already done are skipped (see the module comment). On a
+   * local store the previous process is gone by definition, so its ownership records are
+   * taken over; on a shared store a job still owned by a live instance is left to it, and taken
+   * over when its owner's record vanishes. Leftover done-records of finished jobs are removed.
    */
-  async recover(): Promise<{ resumed: number; interrupted: number }> {
-    const mutations: Mutation[] = [];
-    const resume: number[] = [];
-    let interrupted = 0;
-    for (const job of this.options.store.values<Job>(JOBS_COLLECTION)) {
-      this.latestId = job.id;
-      if (this.queued.has(job.id) || this.current?.id === job.id) continue;
-      if (job.status === 'PENDING') resume.push(job.id);
-      if (job.status === 'RUNNING') {
-        const failed: Job = { ...job, status: 'FAILED', reason: 'interrupted by restart', completedAt: this.now() };
-        mutations.push(...this.finishMutations(failed));
-        interrupted++;
-      }
+  async recover(): Promise<{ resumed: number }> {
+    this.recovered = true;
+    let resumed = 0;
+    for (const job of Array.from(this.options.store.values<Job>(JOBS_COLLECTION))) {
+      this.latestId = Math.max(job.id, this.latestId ?? 0);
+      if (await this.claim(job.id, !this.options.store.shared)) resumed++;
     }
-    if (mutations.length > 0) await this.options.store.commit(mutations);
-    for (const id of resume) this.enqueue(id);
-    return { resumed: resume.length, interrupted };
+    await this.removeDone((jobId) => !unfinished(this.options.store.get<Job>(JOBS_COLLECTION, jobId)));
+    return { resumed };
+  }
+
+  /** The store changed (any instance): follow other instances' jobs, take over orphaned ones. */
+  private storeChanged(collection: string, id: number): void {
+    const { store } = this.options;
+    if (collection === JOBS_COLLECTION) {
+      if (id > (this.latestId ?? 0) && this.latestId !== undefined) this.latestId = id;
+      const job = store.get<Job>(JOBS_COLLECTION, id);
+      if (job !== undefined && this.current?.id !== id) this.changed(job);
+    } else if (
+      collection === JOB_OWNERS_COLLECTION &&
+      this.recovered &&
+      store.shared &&
+      store.get(JOB_OWNERS_COLLECTION, id) === undefined
+    ) {
+      // Its owner finished it, or died: only an unfinished job is claimed.
+      void this.claim(id, false).catch((error: unknown) => this.report(error, store.get<Job>(JOBS_COLLECTION, id)));
+    }
+  }
+
+  /**
+   * Claims job `id` for this instance if it is unfinished and (unless `takeOver`) nobody owns it,
+   * then queues it. A precondition on the ownership record decides between instances racing.
+   */
+  private async claim(id: number, takeOver: boolean): Promise<boolean> {
+    const { store } = this.options;
+    if (this.queued.has(id) || this.current?.id === id) return false;
+    if (!unfinished(store.get<Job>(JOBS_COLLECTION, id))) return false;
+    const ownerVersion = store.version(JOB_OWNERS_COLLECTION, id);
+    if (ownerVersion !== 0 && !takeOver) return false;
+    try {
+      await store.commit([this.ownership(id)], {
+        expect: [
+          { collection: JOB_OWNERS_COLLECTION, id, version: ownerVersion },
+          { collection: JOBS_COLLECTION, id, version: store.version(JOBS_COLLECTION, id) },
+        ],
+      });
+    } catch (error) {
+      if (error instanceof RecordStoreError && error.code === 'ERR_STORE_CONFLICT') return false; // another instance was faster
+      throw error;
+    }
+    if (!unfinished(store.get<Job>(JOBS_COLLECTION, id))) return false;
+    this.enqueue(id);
+    return true;
+  }
+
+  /** The record that says this instance runs job `id`, leased to the instance. */
+  private ownership(id: number): Mutation {
+    return { op: 'put', collection: JOB_OWNERS_COLLECTION, record: { id, owner: this.instance }, lease: 'instance' };
   }
 
   private enqueue(id: number): void {
@@ -209,52 +283,87 @@ export class JobService {
   private async run(id: number): Promise<void> {
     const { store, createUser, progressEvery } = this.options;
     const stored = store.get<Job>(JOBS_COLLECTION, id);
-    if (stored?.status !== 'PENDING') return;
+    if (!unfinished(stored)) return;
     const items = store.get<JobItems>(JOB_ITEMS_COLLECTION, id)?.items ?? [];
-    const job: Job = { ...stored, status: 'RUNNING', startedAt: this.now(), created: [], failed: [] };
+    // Every commit of this run holds only while this instance still owns the job.
+    const owned: Precondition = { collection: JOB_OWNERS_COLLECTION, id, version: store.version(JOB_OWNERS_COLLECTION, id) };
+    const job: Job = { ...stored, status: 'RUNNING', startedAt: stored.startedAt ?? this.now(), processed: 0, created: [], failed: [] };
     this.current = job;
     try {
-      await this.save(job);
+      await this.save(job, owned);
       this.changed(job);
       for (const [index, item] of items.entries()) {
-        try {
-          job.created.push((await createUser(item)).id);
-        } catch (error) {
-          if (!(error instanceof WebApplicationError) || error.status >= 500) throw error;
-          job.failed.push({ index, errors: itemErrors(error) });
+        const doneId = id * JOB_ITEM_SLOTS + index;
+        const done = store.get<{ id: number; user: number }>(JOB_DONE_COLLECTION, doneId);
+        if (done !== undefined) {
+          job.created.push(done.user); // created by an earlier run: not again
+        } else {
+          try {
+            const created = await createUser(item, {
+              alsoCommit: (user) => [{ op: 'put', collection: JOB_DONE_COLLECTION, record: { id: doneId, user: user.id } }],
+              expect: [owned, { collection: JOB_DONE_COLLECTION, id: doneId, version: 0 }],
+            });
+            job.created.push(created.id);
+          } catch (error) {
+            if (!(error instanceof WebApplicationError) || error.status >= 500) throw error;
+            job.failed.push({ index, errors: itemErrors(error) });
+          }
         }
         job.processed = index + 1;
-        if (job.processed % progressEvery === 0 && job.processed < items.length) await this.save(job);
+        if (job.processed % progressEvery === 0 && job.processed < items.length) await this.save(job, owned);
         this.changed(job);
       }
       const completed: Job = { ...job, status: 'COMPLETED', completedAt: this.now() };
-      await store.commit(this.finishMutations(completed));
+      await store.commit(this.finishMutations(completed), { expect: [owned] });
       this.current = undefined;
       this.changed(completed);
+      await this.removeDone((jobId) => jobId === id);
     } catch (error) {
+      if (lostOwnership(error)) return; // another instance runs it now: nothing to write
       const reason = `Unexpected error at item ${job.processed}`;
       const failed: Job = { ...job, status: 'FAILED', reason, completedAt: this.now() };
       this.report(error, failed);
-      // If this commit fails too the job stays RUNNING and recover() marks it FAILED on restart.
-      await store.commit(this.finishMutations(failed)).catch((cause: unknown) => this.report(cause, failed));
-      this.current = undefined;
-      this.changed(failed);
+      // If this commit fails too the job stays RUNNING and is run again by the next recover().
+      try {
+        await store.commit(this.finishMutations(failed), { expect: [owned] });
+        this.current = undefined;
+        this.changed(failed);
+        await this.removeDone((jobId) => jobId === id);
+      } catch (cause) {
+        if (!lostOwnership(cause)) this.report(cause, failed);
+      }
     } finally {
       this.current = undefined;
     }
   }
 
   /** Commits a snapshot of the live job (arrays copied: the live ones keep growing). */
-  private save(job: Job): Promise<void> {
+  private save(job: Job, owned: Precondition): Promise<void> {
     const record: Job = { ...job, created: [...job.created], failed: [...job.failed] };
-    return this.options.store.commit([{ op: 'put', collection: JOBS_COLLECTION, record }]);
+    return this.options.store.commit([{ op: 'put', collection: JOBS_COLLECTION, record }], { expect: [owned] });
   }
 
   private finishMutations(job: Job): Mutation[] {
     return [
       { op: 'put', collection: JOBS_COLLECTION, record: job },
       { op: 'delete', collection: JOB_ITEMS_COLLECTION, id: job.id },
+      { op: 'delete', collection: JOB_OWNERS_COLLECTION, id: job.id },
     ];
+  }
+
+  /** Deletes the done-records of the jobs `finished` selects, in batches of 100. */
+  private async removeDone(finished: (jobId: number) => boolean): Promise<void> {
+    const { store } = this.options;
+    let batch: Mutation[] = [];
+    for (const done of Array.from(store.values(JOB_DONE_COLLECTION))) {
+      if (!finished(Math.floor(done.id / JOB_ITEM_SLOTS))) continue;
+      batch.push({ op: 'delete', collection: JOB_DONE_COLLECTION, id: done.id });
+      if (batch.length === 100) {
+        await store.commit(batch);
+        batch = [];
+      }
+    }
+    if (batch.length > 0) await store.commit(batch);
   }
 
   private view(id: number): Job | undefined {
@@ -264,9 +373,9 @@ export class JobService {
   }
 
   /** Hands an unexpected error to `onError`; a throwing hook must not stop the FAILED commit. */
-  private report(error: unknown, job: Job): void {
+  private report(error: unknown, job: Job | undefined): void {
     try {
-      this.options.onError?.(error, job);
+      if (job !== undefined) this.options.onError?.(error, job);
     } catch {
       // nothing sensible left to do with an error about an error
     }
@@ -275,4 +384,18 @@ export class JobService {
   private now(): string {
     return this.options.now().toISOString();
   }
+}
+
+/** PENDING or RUNNING: someone has to finish it. */
+function unfinished(job: Job | undefined): job is Job {
+  return job?.status === 'PENDING' || job?.status === 'RUNNING';
+}
+
+/** The commit failed because another instance took the job over (or did the item). */
+function lostOwnership(error: unknown): boolean {
+  return (
+    error instanceof RecordStoreError &&
+    error.code === 'ERR_STORE_CONFLICT' &&
+    (error.failed?.collection === JOB_OWNERS_COLLECTION || error.failed?.collection === JOB_DONE_COLLECTION)
+  );
 }

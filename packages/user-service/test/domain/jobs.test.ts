@@ -1,7 +1,17 @@
 import { join } from 'node:path';
 import { BadRequestError, InternalServerError } from '@jaxrs-node/pipeline';
 import { describe, expect, it } from 'vitest';
-import { JOB_ITEMS_COLLECTION, JobService, NO_JOB_STATUS, type Job, type JobServiceOptions } from '../../src/domain/jobs.js';
+import {
+  JOB_DONE_COLLECTION,
+  JOB_ITEM_SLOTS,
+  JOB_ITEMS_COLLECTION,
+  JOB_OWNERS_COLLECTION,
+  JobService,
+  NO_JOB_STATUS,
+  type CreateItemOptions,
+  type Job,
+  type JobServiceOptions,
+} from '../../src/domain/jobs.js';
 import { JournalRecordStore, MemoryRecordStore } from '../../src/storage/index.js';
 import type { RecordStore } from '../../src/storage/record-store.js';
 import { until } from '../helpers/poll.js';
@@ -12,14 +22,16 @@ const tempDir = useTempDirs('jobs-test');
 /** A createUser that validates like the real one would: `email` required. */
 function fakeUsers(store: RecordStore) {
   const calls: unknown[] = [];
-  const createUser = async (body: unknown): Promise<{ id: number }> => {
+  const createUser = async (body: unknown, options?: CreateItemOptions): Promise<{ id: number }> => {
     calls.push(body);
     const email = (body as { email?: unknown } | null)?.email;
     if (typeof email !== 'string') {
       throw new BadRequestError('Validation failed', { details: [{ field: 'email', message: 'is required' }] });
     }
     const id = await store.allocateId('users');
-    await store.commit([{ op: 'put', collection: 'users', record: { id, email } }]);
+    await store.commit([{ op: 'put', collection: 'users', record: { id, email } }, ...(options?.alsoCommit({ id }) ?? [])], {
+      expect: options?.expect,
+    });
     return { id };
   };
   return { calls, createUser };
@@ -183,7 +195,7 @@ describe('JobService input checks', () => {
 });
 
 describe('JobService.recover', () => {
-  it('re-runs PENDING jobs and marks RUNNING ones FAILED (interrupted by restart)', async () => {
+  it('re-runs PENDING jobs and resumes RUNNING ones after their done items, creating each user once', async () => {
     const store = new MemoryRecordStore();
     await store.open();
     const base = { processed: 0, created: [], failed: [], submittedAt: '2024-01-01T00:00:00.000Z' };
@@ -194,22 +206,53 @@ describe('JobService.recover', () => {
         record: { id: await store.allocateId('jobs'), status: 'RUNNING', total: 2, ...base, processed: 1, created: [9] },
       },
       { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id: 1, items: [{ email: 'a@x.io' }, { email: 'b@x.io' }] } },
+      // The first item of job 1 created user 9 before the restart (its done-record says so);
+      // the owner record of the dead process is still there.
+      { op: 'put', collection: JOB_DONE_COLLECTION, record: { id: 1 * JOB_ITEM_SLOTS + 0, user: 9 } },
+      { op: 'put', collection: JOB_OWNERS_COLLECTION, record: { id: 1, owner: 'the previous process' } },
       { op: 'put', collection: 'jobs', record: { id: await store.allocateId('jobs'), status: 'PENDING', total: 1, ...base } },
       { op: 'put', collection: JOB_ITEMS_COLLECTION, record: { id: 2, items: [{ email: 'c@x.io' }] } },
       { op: 'put', collection: 'jobs', record: { id: await store.allocateId('jobs'), status: 'COMPLETED', total: 0, ...base } },
     ]);
     const users = fakeUsers(store);
     const jobs = new JobService({ store, createUser: users.createUser });
-    expect(await jobs.recover()).toEqual({ resumed: 1, interrupted: 1 });
+    expect(await jobs.recover()).toEqual({ resumed: 2 });
     await jobs.whenIdle();
-    expect(jobs.get(1)).toMatchObject({ status: 'FAILED', reason: 'interrupted by restart', created: [9] });
-    expect(jobs.get(2)).toMatchObject({ status: 'COMPLETED', created: [1] });
-    expect(users.calls).toEqual([{ email: 'c@x.io' }]); // the interrupted job's items were not re-run
-    expect(store.size(JOB_ITEMS_COLLECTION)).toBe(0);
+    expect(jobs.get(1)).toMatchObject({ status: 'COMPLETED', processed: 2, created: [9, 1] });
+    expect(jobs.get(2)).toMatchObject({ status: 'COMPLETED', created: [2] });
+    expect(users.calls).toEqual([{ email: 'b@x.io' }, { email: 'c@x.io' }]); // a@x.io was done already
+    for (const c of [JOB_ITEMS_COLLECTION, JOB_DONE_COLLECTION, JOB_OWNERS_COLLECTION]) expect(store.size(c)).toBe(0);
     expect(jobs.latest()?.id).toBe(3);
   });
 
-  it('a job accepted before a crash is durable and is reported after restart', async () => {
+  it('an owner that lost its job stops without writing: the other runner finishes it, each item once', async () => {
+    const store = new MemoryRecordStore();
+    await store.open();
+    const users = fakeUsers(store);
+    const held = gate();
+    let started = 0;
+    const first = new JobService({
+      store,
+      createUser: async (body, options) => {
+        started++;
+        await held.opened;
+        return users.createUser(body, options);
+      },
+    });
+    const job = await first.submit([{ email: 'a@x.io' }, { email: 'b@x.io' }]);
+    await until(() => started > 0, 'the first item to start');
+    // Another runner takes the job over (as an instance does when the owner's lease expired).
+    const second = new JobService({ store, createUser: users.createUser });
+    expect(await second.recover()).toEqual({ resumed: 1 });
+    await second.whenIdle();
+    held.open();
+    await first.whenIdle();
+    expect(second.get(job.id)).toMatchObject({ status: 'COMPLETED', processed: 2, failed: [] });
+    expect(store.size('users')).toBe(2);
+    expect(users.calls).toEqual([{ email: 'a@x.io' }, { email: 'b@x.io' }, { email: 'a@x.io' }]); // the late one was refused
+  });
+
+  it('a job accepted before a crash is durable and finished after restart', async () => {
     const dir = join(await tempDir(), 'db');
     const first = new JournalRecordStore({ dir });
     await first.open();
@@ -232,9 +275,13 @@ describe('JobService.recover', () => {
 
     const second = new JournalRecordStore({ dir });
     await second.open();
-    const after = new JobService({ store: second, createUser: async () => ({ id: 1 }) });
-    expect(await after.recover()).toEqual({ resumed: 0, interrupted: 1 });
-    expect(after.latest()).toMatchObject({ id: job.id, status: 'FAILED', reason: 'interrupted by restart' });
+    const users = fakeUsers(second);
+    const after = new JobService({ store: second, createUser: users.createUser });
+    expect(await after.recover()).toEqual({ resumed: 1 });
+    await after.whenIdle();
+    // The item in flight at the crash never committed: it runs again, once.
+    expect(after.latest()).toMatchObject({ id: job.id, status: 'COMPLETED', created: [1] });
+    expect(users.calls).toEqual([{ email: 'a@x.io' }]);
     await second.close();
   });
 });
