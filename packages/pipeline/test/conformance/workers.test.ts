@@ -181,6 +181,22 @@ describe('serveOnCores', { timeout: 30_000 }, () => {
     );
   });
 
+  it('a close option stops what each worker owns after its requests drained; a failing one exits 1', async () => {
+    const s = await start({ WORKERS: '2', CLOSE: 'hook', SLOW_MS: '300' });
+    const slow = pidOf(`${s.url}/slow`);
+    await s.line('stdout', /^slow/);
+    s.child.kill('SIGTERM');
+    expect((await slow).status).toBe(200);
+    const released = [(await s.line('stdout', /^released (\d+)$/, 1))[1], (await s.line('stdout', /^released (\d+)$/, 2))[1]];
+    expect(released.map(Number).sort(byNumber)).toEqual([...s.pids].sort(byNumber));
+    expect(await s.exited).toBe(0);
+
+    const failing = await start({ WORKERS: '1', CLOSE: 'fail' });
+    failing.child.kill('SIGTERM');
+    await failing.line('stderr', /the worker's close failed: the store would not flush/);
+    expect(await failing.exited).toBe(1);
+  });
+
   it('a worker that had to cut a request at its shutdown deadline makes the supervisor exit 1', async () => {
     const s = await start({ WORKERS: '2', SLOW_MS: '20000', SHUTDOWN_DEADLINE: '100' });
     const cut = pidOf(`${s.url}/slow`).then(

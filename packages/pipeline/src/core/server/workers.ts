@@ -42,6 +42,13 @@ export interface ServeOnCoresOptions {
   shutdownDeadline?: number;
   /** Respawn backoff and crash-loop guard ({@link RestartPolicy}). */
   restart?: RestartPolicy;
+  /**
+   * How a worker stops on SIGTERM/SIGINT (or when its supervisor is gone): resolves whether it
+   * stopped cleanly (exit code 0, else 1). Default `app.close(deadline)`, clean when every request
+   * drained. Give your own to also stop what the application owns (a store, background work),
+   * e.g. `async (app, deadline) => (await app.close(deadline)).drained && (await store.close(), true)`.
+   */
+  close?: (app: Application, deadlineMs: number | undefined) => Promise<boolean>;
   /** Called once in the supervisor when every worker listens. */
   onReady?: (info: ServeReady) => void;
   /**
@@ -305,7 +312,14 @@ async function runWorker(createApp: ApplicationFactory, config: WorkerConfig, op
     if (stopping) return;
     stopping = true;
     if (app === undefined) process.exit(0);
-    void app.close(options.shutdownDeadline).then((result) => process.exit(result.drained ? 0 : 1));
+    const close = options.close ?? (async (a: Application, deadline: number | undefined) => (await a.close(deadline)).drained);
+    close(app, options.shutdownDeadline).then(
+      (clean) => process.exit(clean ? 0 : 1),
+      (error: unknown) => {
+        process.stderr.write(`serveOnCores: the worker's close failed: ${error instanceof Error ? error.message : String(error)}\n`);
+        process.exit(1);
+      },
+    );
   };
   process.on('SIGTERM', stop);
   process.on('SIGINT', stop);
