@@ -21,6 +21,16 @@ export interface AuthFailureGuardOptions {
 }
 
 /**
+ * The limiter to count failures in, instead of a private one: e.g. a `SharedRateLimiter`, so
+ * failures count across instances. Its `limit` and window then apply.
+ * @example
+ * const guard = new AuthFailureGuard({ limiter: new SharedRateLimiter({ limit: 10, maxKeys: 20_000, counts }) });
+ */
+export interface AuthFailureLimiter {
+  readonly limiter: RateLimiter;
+}
+
+/**
  * @example
  * const guard = new AuthFailureGuard({ limit: 10 });
  * const principal = await guard.attempt(guard.keys(ctx.remoteAddress, username), () => verify(...));
@@ -28,8 +38,11 @@ export interface AuthFailureGuardOptions {
 export class AuthFailureGuard {
   readonly #limiter: RateLimiter;
 
-  constructor(options: AuthFailureGuardOptions) {
-    this.#limiter = new RateLimiter({ limit: options.limit, windowMs: options.windowMs ?? 60_000, maxKeys: 20_000 });
+  constructor(options: AuthFailureGuardOptions | AuthFailureLimiter) {
+    this.#limiter =
+      'limiter' in options
+        ? options.limiter
+        : new RateLimiter({ limit: options.limit, windowMs: options.windowMs ?? 60_000, maxKeys: 20_000 });
   }
 
   /** The counters an attempt of `account` from `address` is charged to. */

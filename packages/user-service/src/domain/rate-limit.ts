@@ -36,6 +36,22 @@ export interface RateLimiterOptions {
   readonly windowMs?: number;
   /** Maximum number of tracked keys, >= 2; default 10 000. */
   readonly maxKeys?: number;
+  /** Counts of the same keys kept by other processes, added to this limiter's own (see `SharedRateLimiter`). */
+  readonly sharing?: CountSharing;
+}
+
+/**
+ * What a limiter shares its quota through: the requests other processes counted, and each
+ * request this one counts. Both run on the request path, so they must be O(1) and never block.
+ * @example
+ * const sharing: CountSharing = { elsewhere: () => 0, counted: () => {} }; // shares nothing
+ * const limiter = new RateLimiter({ limit: 600, sharing });
+ */
+export interface CountSharing {
+  /** Requests other processes counted for `key` in the fixed window starting at `windowStart` (ms). */
+  elsewhere(key: string, windowStart: number): number;
+  /** This limiter has just counted one request for `key` in the fixed window starting at `windowStart`. */
+  counted(key: string, windowStart: number): void;
 }
 
 interface Window {
@@ -57,11 +73,12 @@ export class RateLimiter {
   readonly windowMs: number;
   readonly maxKeys: number;
   readonly #generationSize: number;
+  readonly #sharing: CountSharing | undefined;
   #current = new Map<string, Window>();
   #previous = new Map<string, Window>();
 
   constructor(options: RateLimiterOptions) {
-    const { limit, windowMs = 60_000, maxKeys = 10_000 } = options;
+    const { limit, windowMs = 60_000, maxKeys = 10_000, sharing } = options;
     if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError('limit must be a positive integer');
     if (!Number.isSafeInteger(windowMs) || windowMs < 1) throw new RangeError('windowMs must be a positive integer');
     if (!Number.isSafeInteger(maxKeys) || maxKeys < 2) throw new RangeError('maxKeys must be an integer >= 2');
@@ -69,6 +86,7 @@ export class RateLimiter {
     this.windowMs = windowMs;
     this.maxKeys = maxKeys;
     this.#generationSize = Math.floor(maxKeys / 2);
+    this.#sharing = sharing;
   }
 
   /** Number of keys currently tracked (never above `maxKeys`). */
@@ -102,26 +120,36 @@ export class RateLimiter {
     }
 
     const elapsed = now - start;
-    const estimate = window.previous * ((W - elapsed) / W) + window.count;
+    const sharing = this.#sharing;
+    let previous = window.previous;
+    let current = window.count;
+    if (sharing !== undefined) {
+      previous += sharing.elsewhere(key, start - W);
+      current += sharing.elsewhere(key, start);
+    }
+    const estimate = previous * ((W - elapsed) / W) + current;
     const resetSeconds = Math.max(1, Math.ceil((W - elapsed) / 1000));
     if (estimate + 1 <= this.limit) {
-      if (count) window.count++;
+      if (count) {
+        window.count++;
+        sharing?.counted(key, start);
+      }
       return { allowed: true, limit: this.limit, remaining: Math.floor(this.limit - estimate - 1), resetSeconds, retryAfterSeconds: 0 };
     }
-    const waitMs = this.#waitMs(window, elapsed);
+    const waitMs = this.#waitMs(previous, current, elapsed);
     return { allowed: false, limit: this.limit, remaining: 0, resetSeconds, retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
   }
 
   /** Time until `previous * (1 - e/W) + count + 1 <= limit` holds again, solved for e. */
-  #waitMs(window: Window, elapsed: number): number {
+  #waitMs(previous: number, count: number, elapsed: number): number {
     const W = this.windowMs;
-    const room = this.limit - window.count - 1;
-    if (room >= 0 && window.previous > 0) {
+    const room = this.limit - count - 1;
+    if (room >= 0 && previous > 0) {
       // Still inside this window: wait for the previous window's weight to decay enough.
-      return W * (1 - room / window.previous) - elapsed;
+      return W * (1 - room / previous) - elapsed;
     }
     // This window alone is full: wait for it to end, then for its weight to decay by one request.
-    return W - elapsed + W * (1 - (this.limit - 1) / window.count);
+    return W - elapsed + W * (1 - (this.limit - 1) / count);
   }
 
   /** The window of `key`, promoted into the current generation; a fresh one when unknown. */
