@@ -7,8 +7,32 @@
  * flushed, 1 (with `problems`) when the deadline cut connections or the store could not write.
  */
 import 'reflect-metadata';
-import { ConfigError, loadConfig, redactConfig } from './domain/config.js';
-import { createService } from './server.js';
+import { serveOnCores } from '@jaxrs-node/pipeline';
+import { ConfigError, loadConfig, redactConfig, type AppConfig } from './domain/config.js';
+import { createService, type Service } from './server.js';
+
+/**
+ * `WORKERS` > 1 (etcd only): a supervisor and that many workers on one port, each an instance of
+ * the shared store; the supervisor prints `listening on ...` once all listen, forwards SIGTERM and
+ * SIGINT, and exits 0 when every worker drained and closed its store.
+ */
+async function serveWorkers(config: AppConfig): Promise<void> {
+  let service: Service | undefined;
+  await serveOnCores(
+    async () => {
+      service = await createService(config);
+      return service.app;
+    },
+    {
+      workers: config.workers,
+      port: config.port,
+      host: config.host,
+      shutdownDeadline: config.shutdownDeadlineMs,
+      close: async () => (service === undefined ? true : (await service.close()).exitCode === 0),
+      printReady: (ready) => `listening on ${ready.url} (${ready.pids.length} workers, ${ready.mode})`,
+    },
+  );
+}
 
 async function main(): Promise<void> {
   const config = await loadConfig(process.env);
@@ -17,6 +41,7 @@ async function main(): Promise<void> {
       `${JSON.stringify({ level: 'warn', message: 'development defaults in use (refused with NODE_ENV=production)', variables: config.devDefaults })}\n`,
     );
   }
+  if (config.workers !== 1) return serveWorkers(config);
   const service = await createService(config);
   // Handlers first: a supervisor may signal the moment it sees `listening on`.
   let stopping = false;

@@ -111,17 +111,9 @@ export interface ServiceStopped {
 export async function createService(config: AppConfig, options: ServiceOptions = {}): Promise<Service> {
   const logError = options.logError ?? defaultErrorLog;
   const logInfo = options.logInfo ?? defaultInfoLog;
-  if (options.store === undefined && config.storage === 'etcd') throw new Error('STORAGE=etcd is not wired yet');
-  const store =
-    options.store ??
-    createRecordStore(config.storage === 'etcd' ? 'journal' : config.storage, join(config.dataDir, 'store'), {
-      // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
-      onSnapshotError: (error) => logError(error, undefined),
-      onSnapshotRecovered: (recovery) => logInfo(recovery.message),
-      // Once per failure streak, naming the errno; writes are refused (507/503) until it heals.
-      onWriteError: (error) => logError(error, undefined),
-      onWriteRecovered: (message) => logInfo(message),
-    });
+  // Loaded only with STORAGE=etcd: a journal deployment never loads the etcd client.
+  const etcd = config.storage === 'etcd' ? await import('./etcd-wiring.js') : undefined;
+  const store = options.store ?? configuredStore(config, etcd, logError, logInfo);
   await store.open();
   const users = new UserService(store);
   const upstream = config.productCatalogUrl === undefined ? undefined : new UpstreamCatalog(config.productCatalogUrl);
@@ -134,7 +126,11 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     maxFileBytes: config.uploadMaxBytes,
     maxFiles: config.uploadMaxFiles,
   });
-  const jobs = new JobService({ store, createUser: (body, options) => users.create(body, options), onError: (e) => logError(e, undefined) });
+  const jobs = new JobService({
+    store,
+    createUser: (body, options) => users.create(body, options),
+    onError: (e) => logError(e, undefined),
+  });
   await files.init();
   await jobs.recover();
   if (config.seed === 'demo') {
@@ -167,17 +163,31 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   container.register(TOKENS.tokens, { useValue: new TokenService({ secret: config.tokenSecret, ttlSeconds: config.tokenTtlSeconds }) });
   container.register(TOKENS.basic, { useValue: await BasicAuthenticator.create(config.adminUsername, config.adminPassword) });
   container.register(TOKENS.apiKeys, { useValue: new ApiKeyVerifier(config.apiKeys) });
-  const rateLimiter = config.rateLimitPerMinute === 0 ? null : new RateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 });
+  // With several instances (etcd) the limits are counted across all of them.
+  const shared = etcd?.sharedLimits(config, (error) => logError(error, undefined));
+  const rateLimiter =
+    shared !== undefined
+      ? shared.rateLimiter
+      : config.rateLimitPerMinute === 0
+        ? null
+        : new RateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 });
   // A factory, not `useValue`: tsyringe tests `useValue != undefined`, so `useValue: null` (rate
   // limiting off) is not a value provider and resolving it fails at start-up.
   container.register(TOKENS.rateLimiter, { useFactory: () => rateLimiter });
-  const authFailures = config.authFailuresPerMinute === 0 ? null : new AuthFailureGuard({ limit: config.authFailuresPerMinute });
+  const authFailures =
+    shared !== undefined
+      ? shared.authFailures
+      : config.authFailuresPerMinute === 0
+        ? null
+        : new AuthFailureGuard({ limit: config.authFailuresPerMinute });
   container.register(TOKENS.authFailures, { useFactory: () => authFailures });
   container.register(TOKENS.largeData, {
     useValue: new ClientConcurrency({ perClient: config.largeDataPerClient, total: LARGE_DATA_TOTAL }),
   });
 
   const app = new Application({
+    // A local store has one writer: a second process must not serve it.
+    singleProcess: !store.shared,
     container,
     resources: [...RESOURCES],
     providers: [
@@ -231,6 +241,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       clearInterval(sweeper);
       await jobs.whenIdle();
       jobs.close();
+      await shared?.close();
       await upstream?.close();
       if (onFinish !== undefined) diagnostics_channel.unsubscribe(CHANNEL_NAMES.finish, onFinish);
       const write = store.writeStatus();
@@ -243,6 +254,31 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       return { exitCode: problems.length === 0 ? 0 : 1, problems };
     },
   };
+}
+
+/** The store the configuration names, not yet opened. */
+function configuredStore(
+  config: AppConfig,
+  etcd: typeof import('./etcd-wiring.js') | undefined,
+  logError: (error: unknown, request: undefined) => void,
+  logInfo: (message: string) => void,
+): RecordStore {
+  const reporters = {
+    // Once per failure streak, naming the errno; writes are refused (507/503) until it heals.
+    onWriteError: (error: Error) => logError(error, undefined),
+    onWriteRecovered: (message: string) => logInfo(message),
+  };
+  // The watch reconnects by itself; a log line says the store lagged meanwhile.
+  if (config.storage === 'etcd') {
+    if (etcd === undefined) throw new TypeError('STORAGE=etcd: the etcd wiring is not loaded');
+    return etcd.etcdStore(config, reporters, (error) => logError(error, undefined));
+  }
+  return createRecordStore(config.storage, join(config.dataDir, 'store'), {
+    // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
+    onSnapshotError: (error) => logError(error, undefined),
+    onSnapshotRecovered: (recovery) => logInfo(recovery.message),
+    ...reporters,
+  });
 }
 
 /**

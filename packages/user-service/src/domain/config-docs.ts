@@ -20,6 +20,7 @@ export const DEFAULTS = {
   SEED: 'demo',
   STORAGE: 'journal',
   ETCD_PREFIX: '/user-service',
+  WORKERS: '1',
   UPLOAD_MAX_BYTES: 10 * 1024 * 1024,
   UPLOAD_MAX_FILES: 1,
   BODY_LIMIT_BYTES: 1024 * 1024,
@@ -112,6 +113,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
     name: 'ETCD_PREFIX',
     default: D.ETCD_PREFIX,
     description: "With `STORAGE=etcd`: key prefix of this service's data; instances of one service share it.",
+  },
+  {
+    name: 'WORKERS',
+    default: D.WORKERS,
+    description:
+      'Worker processes serving the port (a number, or `auto` for one per core). More than 1 needs `STORAGE=etcd`: each worker is one instance of the shared store.',
   },
   {
     name: 'FILES_DIR',

@@ -57,6 +57,8 @@ export interface AppConfig {
   readonly etcdPrefix: string;
   /** Directory of uploaded file contents (shared by every instance). */
   readonly filesDir: string;
+  /** Worker processes (`auto`: one per core); more than 1 only with `storage: 'etcd'`. */
+  readonly workers: number | 'auto';
   readonly productCatalogUrl: string | undefined;
   /** Origin (and optional path prefix) clients use, without a trailing slash; `Location` values start with it. */
   readonly publicBaseUrl: string | undefined;
@@ -232,6 +234,13 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
   };
 
   const storage = partial.storage;
+  const workersRaw = r.text('WORKERS', D.WORKERS, (v) =>
+    v === 'auto' || /^[1-9]\d{0,2}$/.test(v) ? undefined : 'must be a number from 1 to 999, or auto',
+  );
+  const workers: number | 'auto' = workersRaw === 'auto' ? 'auto' : Number(workersRaw);
+  if (workers !== 1 && storage !== 'etcd' && r.raw('WORKERS') !== undefined) {
+    r.problem('WORKERS', `several workers need STORAGE=etcd (the ${storage} store has a single writer); use WORKERS=1 or STORAGE=etcd`);
+  }
   if (storage === 'etcd' && r.raw('ETCD_ENDPOINTS') === undefined) {
     r.problem('ETCD_ENDPOINTS', 'required with STORAGE=etcd: comma-separated client URLs, e.g. http://10.0.0.1:2379,http://10.0.0.2:2379');
   }
@@ -261,7 +270,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     tokenSecret = result.secret;
     tokenSecretSource = result.source;
   }
-  return Object.freeze({ ...partial, tokenSecret, tokenSecretSource, devDefaults: Object.freeze(devDefaults) });
+  return Object.freeze({ ...partial, workers, tokenSecret, tokenSecretSource, devDefaults: Object.freeze(devDefaults) });
 }
 
 /** The configuration with secrets masked, for the start-up log line. */

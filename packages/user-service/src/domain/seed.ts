@@ -6,7 +6,7 @@
  * (users-index.ts, orders-index.ts) are shared per store and stay correct, and seeded records pass
  * the same validation as client data. Other areas (files, async jobs) plug in via `extraSeeders`.
  */
-import type { RecordStore } from '../storage/record-store.js';
+import { RecordStoreError, type RecordStore } from '../storage/record-store.js';
 import { EmbeddedCatalog, type ProductLookup } from './catalog.js';
 import { ORDERS_COLLECTION } from './orders-model.js';
 import { OrderService } from './orders.js';
@@ -75,15 +75,30 @@ All users are ACTIVE with roles [USER]. User 1 has two orders:
 Products 1-12 come from the embedded catalog (\`GET /api/products/1\` is the Laptop).
 `.trim();
 
+/** Shared stores: the record that says one instance took the seeding (id 1). */
+export const SEED_CLAIM_COLLECTION = 'seed';
+
 /**
  * Seeds the demo users and orders when the store holds no users and no orders; otherwise does
- * nothing (restarts must not duplicate data). Ids follow from an empty store: users 1-5.
+ * nothing (restarts must not duplicate data). Ids follow from an empty store: users 1-5. On a
+ * store shared by instances starting together, one of them claims the seeding first (a record
+ * committed only if absent) and the others leave it to that one.
  *
  * @example const result = await seedDemoData(store, () => new Date());
  */
 export async function seedDemoData(store: RecordStore, clock: Clock = systemClock, options: SeedOptions = {}): Promise<SeedResult> {
-  if (store.size(USERS_COLLECTION) > 0 || store.size(ORDERS_COLLECTION) > 0) {
-    return { seeded: false, userIds: [], orderIds: [] };
+  const nothing: SeedResult = { seeded: false, userIds: [], orderIds: [] };
+  await store.sync();
+  if (store.size(USERS_COLLECTION) > 0 || store.size(ORDERS_COLLECTION) > 0) return nothing;
+  if (store.shared) {
+    try {
+      await store.commit([{ op: 'put', collection: SEED_CLAIM_COLLECTION, record: { id: 1, at: clock().toISOString() } }], {
+        expect: [{ collection: SEED_CLAIM_COLLECTION, id: 1, version: 0 }],
+      });
+    } catch (error) {
+      if (error instanceof RecordStoreError && error.code === 'ERR_STORE_CONFLICT') return nothing; // another instance seeds
+      throw error;
+    }
   }
   const users = new UserService(store, { clock });
   const orders = new OrderService(store, {

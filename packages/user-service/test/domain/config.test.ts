@@ -187,6 +187,17 @@ describe('loadConfig with STORAGE=etcd', () => {
     expect(error.variables).toEqual(['ETCD_ENDPOINTS']);
   });
 
+  it('takes several WORKERS only with etcd, naming the variable and the fix', async () => {
+    const etcd = { DATA_DIR: dir, STORAGE: 'etcd', ETCD_ENDPOINTS: 'http://127.0.0.1:2379', TOKEN_SECRET: SECRET };
+    expect((await loadConfig({ ...etcd, WORKERS: 'auto' })).workers).toBe('auto');
+    expect((await loadConfig({ ...etcd, WORKERS: '3' })).workers).toBe(3);
+    expect((await loadConfig({ DATA_DIR: dir })).workers).toBe(1);
+    const journal = await configError({ DATA_DIR: dir, WORKERS: '2' });
+    expect(journal.variables).toEqual(['WORKERS']);
+    expect(journal.message).toMatch(/WORKERS.*STORAGE=etcd/);
+    for (const bad of ['0', '-1', 'many', '1.5']) expect((await configError({ ...etcd, WORKERS: bad })).variables).toEqual(['WORKERS']);
+  });
+
   it('refuses an ETCD_PREFIX that does not start with a slash', async () => {
     const error = await configError({
       DATA_DIR: dir,

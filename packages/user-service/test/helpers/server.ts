@@ -1,9 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Agent, request } from 'undici';
+import { inject } from 'vitest';
 import { contractOf, type Contract } from './openapi-contract.js';
 
 const PACKAGE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -41,7 +43,7 @@ export interface StartOptions {
  * Starts `node dist/main.js` with PORT=0 and a temp DATA_DIR, waits for the `listening on` line
  * (never a sleep), and returns its URL.
  */
-export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+async function startOne(options: StartOptions, onLine: (line: string) => void): Promise<RunningServer> {
   ensureBuilt();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'user-service-'));
   const child = spawn(process.execPath, [MAIN], {
@@ -61,6 +63,7 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);
         stdout.push(line);
+        onLine(line);
         const m = /listening on http:\/\/[^:]+:(\d+)/.exec(line);
         if (m) {
           clearTimeout(timer);
@@ -68,7 +71,12 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
         }
       }
     });
-    child.stderr!.on('data', (d: Buffer) => stderr.push(...d.toString().split('\n').filter(Boolean)));
+    child.stderr!.on('data', (d: Buffer) => {
+      for (const line of d.toString().split('\n').filter(Boolean)) {
+        stderr.push(line);
+        onLine(line);
+      }
+    });
     void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`server exited with ${code} before listening:\n${stderr.join('\n')}`));
@@ -87,6 +95,93 @@ export async function startServer(options: StartOptions = {}): Promise<RunningSe
       return exited;
     },
   };
+}
+
+/**
+ * Starts `node dist/main.js` with PORT=0 and a temp DATA_DIR, waits for the `listening on` line
+ * (never a sleep), and returns its URL.
+ *
+ * Under `BLACKBOX_STORE=etcd` (the `user-service-etcd` project) a server is TWO instances sharing
+ * the project's three-member etcd cluster (one key prefix and one FILES_DIR per server), and
+ * {@link http} alternates its requests between them; `stdout` holds the lines of both, `stop()`
+ * stops both, and starting again with the returned `dataDir` restarts both on the same data.
+ * A test that sets `STORAGE` itself gets one process as usual.
+ */
+export async function startServer(options: StartOptions = {}): Promise<RunningServer> {
+  if (process.env.BLACKBOX_STORE !== 'etcd' || options.env?.STORAGE !== undefined) {
+    let server: RunningServer | undefined;
+    server = await startOne(options, (line) => notify(server, line));
+    return server;
+  }
+  return startPair(options);
+}
+
+/** The shared-store settings of each pair, by its data dir (a restart reuses them). */
+const pairs = new Map<string, { prefix: string; filesDir: string }>();
+/** Where {@link http} sends the next request of a pair, by the pair's URL. */
+const rotation = new Map<string, { urls: string[]; next: number }>();
+/** Line listeners of {@link waitForLine}, by server. */
+const lineListeners = new WeakMap<RunningServer, Set<() => void>>();
+
+function notify(server: RunningServer | undefined, _line: string): void {
+  if (server === undefined) return;
+  for (const listener of lineListeners.get(server) ?? []) listener();
+}
+
+/** A secret both instances of a pair share (tokens signed by one verify on the other). */
+const PAIR_TOKEN_SECRET = 'pair-token-secret-for-black-box-tests-0123456789';
+
+async function startPair(options: StartOptions): Promise<RunningServer> {
+  const endpoints = inject('etcdEndpoints');
+  if (typeof endpoints !== 'string' || endpoints === '')
+    throw new Error('BLACKBOX_STORE=etcd needs the etcd global setup (vitest.etcd.config.ts)');
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'user-service-pair-'));
+  let shared = pairs.get(dataDir);
+  if (shared === undefined) {
+    shared = { prefix: `/black-box/${randomUUID()}`, filesDir: join(dataDir, 'files') };
+    pairs.set(dataDir, shared);
+  }
+  const env = {
+    STORAGE: 'etcd',
+    ETCD_ENDPOINTS: endpoints,
+    ETCD_PREFIX: shared.prefix,
+    FILES_DIR: shared.filesDir,
+    TOKEN_SECRET: PAIR_TOKEN_SECRET,
+    ...options.env,
+  };
+  const stdout: string[] = [];
+  let server: RunningServer | undefined;
+  const onLine = (line: string): void => {
+    stdout.push(line);
+    notify(server, line);
+  };
+  const dirs = ['a', 'b'].map((name) => join(dataDir, name));
+  for (const dir of dirs) mkdirSync(dir, { recursive: true });
+  const [a, b] = await Promise.all(dirs.map((dir) => startOne({ ...options, env, dataDir: dir }, onLine)));
+  rotation.set(a!.url, { urls: [a!.url, b!.url], next: 0 });
+  server = {
+    url: a!.url,
+    port: a!.port,
+    dataDir,
+    process: a!.process,
+    stdout,
+    stderr: stdout,
+    stop: async (signal) => {
+      const [first, second] = await Promise.all([a!.stop(signal), b!.stop(signal)]);
+      rotation.delete(a!.url);
+      return first === 0 ? second : first;
+    },
+  };
+  return server;
+}
+
+/** The base URL a request to `base` goes to: the next instance of a pair, else `base`. */
+function target(base: string): string {
+  const pair = rotation.get(base);
+  if (pair === undefined) return base;
+  const url = pair.urls[pair.next % pair.urls.length] as string;
+  pair.next++;
+  return url;
 }
 
 /** Removes a temp data dir. */
@@ -118,7 +213,7 @@ export async function http(
     body = JSON.stringify(init.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await request(`${base}${path}`, { method: method as 'GET', headers, body, dispatcher: agent });
+  const res = await request(`${target(base)}${path}`, { method: method as 'GET', headers, body, dispatcher: agent });
   const text = await res.body.text();
   const result: HttpResult = { status: res.statusCode, headers: res.headers as HttpResult['headers'], text, json: () => JSON.parse(text) };
   await checkContract(base, method, path, result);
@@ -161,20 +256,22 @@ async function loadContract(base: string): Promise<Contract | undefined> {
 export function waitForLine(server: RunningServer, match: (line: string) => boolean, timeoutMs = 5000): Promise<string> {
   const found = server.stdout.find(match);
   if (found !== undefined) return Promise.resolve(found);
+  let listeners = lineListeners.get(server);
+  if (listeners === undefined) lineListeners.set(server, (listeners = new Set()));
+  const registered = listeners;
   return new Promise((resolveLine, reject) => {
     const timer = setTimeout(() => {
-      server.process.stdout!.off('data', onData);
+      registered.delete(onLine);
       reject(new Error('log line not seen in time'));
     }, timeoutMs);
-    const onData = (): void => {
-      // The harness's own listener (registered first) has already split the chunk into lines.
+    // Called after the harness has split the output into lines (of every instance of a pair).
+    const onLine = (): void => {
       const line = server.stdout.find(match);
-      if (line !== undefined) {
-        clearTimeout(timer);
-        server.process.stdout!.off('data', onData);
-        resolveLine(line);
-      }
+      if (line === undefined) return;
+      clearTimeout(timer);
+      registered.delete(onLine);
+      resolveLine(line);
     };
-    server.process.stdout!.on('data', onData);
+    registered.add(onLine);
   });
 }

@@ -49,6 +49,8 @@ export interface RangeOptions extends CallOptions {
   readonly limit?: number;
   /** Read as of this revision (0: latest); a compacted revision fails with `OUT_OF_RANGE`. */
   readonly revision?: number;
+  /** Every key from `key` (inclusive) up to `end` (exclusive), for paging a prefix; `prefix` is then ignored. */
+  readonly end?: EtcdBytes;
 }
 
 /** Answer of a range read. */
@@ -196,8 +198,9 @@ function keyRange(key: EtcdBytes, prefix: boolean | undefined): { key: string; r
   return { key: start, range_end: end };
 }
 
-function rangeRequest(key: EtcdBytes, options: { prefix?: boolean; limit?: number; revision?: number }): object {
-  return { ...keyRange(key, options.prefix), limit: count('limit', options.limit), revision: count('revision', options.revision) };
+function rangeRequest(key: EtcdBytes, options: { prefix?: boolean; limit?: number; revision?: number; end?: EtcdBytes }): object {
+  const range = options.end === undefined ? keyRange(key, options.prefix) : { key: toBase64(key), range_end: toBase64(options.end) };
+  return { ...range, limit: count('limit', options.limit), revision: count('revision', options.revision) };
 }
 
 function rangeResult(answer: Record<string, unknown>): RangeResult {
@@ -422,6 +425,17 @@ export class EtcdClient {
    * }
    */
   async *watch(prefix: EtcdBytes, options: WatchOptions = {}): AsyncGenerator<WatchEvent, void, undefined> {
+    for await (const events of this.watchResponses(prefix, options)) yield* events;
+  }
+
+  /**
+   * {@link watch}, one array per watch response: etcd never splits the events of one revision
+   * (one transaction) across responses, so applying each array in one step never shows a
+   * transaction half done. Responses without events (creation, progress) are skipped.
+   * @example
+   * for await (const events of etcd.watchResponses('users/', { startRevision, signal })) apply(events);
+   */
+  async *watchResponses(prefix: EtcdBytes, options: WatchOptions = {}): AsyncGenerator<WatchEvent[], void, undefined> {
     const controller = new AbortController();
     const stop = (): void => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) return;
@@ -432,7 +446,10 @@ export class EtcdClient {
     try {
       const { endpoint, body } = await this.#transport.open('/v3/watch', { create_request: create }, controller.signal, this.#deadlineMs);
       try {
-        for await (const line of lines(body, this.#maxResponseBytes, endpoint)) yield* watchLine(line, endpoint);
+        for await (const line of lines(body, this.#maxResponseBytes, endpoint)) {
+          const events = watchLine(line, endpoint);
+          if (events.length > 0) yield events;
+        }
         throw new EtcdError('CONNECTION', 'watch stream ended', { endpoint, retriable: true });
       } finally {
         body.destroy();

@@ -1,0 +1,63 @@
+/**
+ * What `STORAGE=etcd` adds to the service: the shared record store, and rate limits counted
+ * across the instances. Loaded by server.ts only in that mode, so a journal deployment never
+ * loads the etcd client.
+ */
+import { AuthFailureGuard } from './domain/auth-failures.js';
+import type { AppConfig } from './domain/config.js';
+import { EtcdSharedCounts } from './domain/rate-limit-etcd.js';
+import { SharedRateLimiter } from './domain/rate-limit-shared.js';
+import { EtcdClient } from './storage/etcd/client.js';
+import { EtcdRecordStore } from './storage/etcd-store.js';
+import type { RecordStore } from './storage/record-store.js';
+import type { WriteReporters } from './storage/write-failure.js';
+
+/**
+ * The record store on the configured cluster, not yet opened. Ids are reserved one
+ * reservation per wave of concurrent creates (`idBlockSize: 1`), so they increase across every
+ * instance in creation order, as they do on the journal: a client that creates A and then B sees
+ * B's id above A's whichever instances answered.
+ */
+export function etcdStore(config: AppConfig, reporters: WriteReporters, onWatchError: (error: Error) => void): RecordStore {
+  return new EtcdRecordStore({ endpoints: config.etcdEndpoints, prefix: config.etcdPrefix, idBlockSize: 1, ...reporters, onWatchError });
+}
+
+/** The rate limiters of an instance sharing its counts with the others, and how to stop them. */
+export interface SharedLimits {
+  readonly rateLimiter: SharedRateLimiter | null;
+  readonly authFailures: AuthFailureGuard | null;
+  close(): Promise<void>;
+}
+
+/**
+ * Limiters whose counts every instance publishes to etcd every 250 ms (rate-limit-shared.ts has
+ * the bound). Their keys sit beside the store's prefix (`<prefix>.limits`), not under it, so the
+ * store's watch never sees them.
+ */
+export function sharedLimits(config: AppConfig, onError: (error: unknown) => void): SharedLimits {
+  const client = new EtcdClient({ endpoints: config.etcdEndpoints });
+  const counts = (name: string): EtcdSharedCounts => new EtcdSharedCounts({ client, prefix: `${config.etcdPrefix}.${name}` });
+  const rateLimiter =
+    config.rateLimitPerMinute === 0
+      ? null
+      : new SharedRateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000, counts: counts('limits'), onError });
+  const authLimiter =
+    config.authFailuresPerMinute === 0
+      ? null
+      : new SharedRateLimiter({
+          limit: config.authFailuresPerMinute,
+          windowMs: 60_000,
+          maxKeys: 20_000,
+          counts: counts('auth-failures'),
+          onError,
+        });
+  return {
+    rateLimiter,
+    authFailures: authLimiter === null ? null : new AuthFailureGuard({ limiter: authLimiter }),
+    async close() {
+      await rateLimiter?.close();
+      await authLimiter?.close();
+      await client.close();
+    },
+  };
+}
