@@ -19,7 +19,14 @@ import type { WriteReporters } from './storage/write-failure.js';
  * B's id above A's whichever instances answered.
  */
 export function etcdStore(config: AppConfig, reporters: WriteReporters, onWatchError: (error: Error) => void): RecordStore {
-  return new EtcdRecordStore({ endpoints: config.etcdEndpoints, prefix: config.etcdPrefix, idBlockSize: 1, ...reporters, onWatchError });
+  return new EtcdRecordStore({
+    endpoints: config.etcdEndpoints,
+    prefix: config.etcdPrefix,
+    leaseTtlSeconds: config.etcdLeaseTtlSeconds,
+    idBlockSize: 1,
+    ...reporters,
+    onWatchError,
+  });
 }
 
 /** The rate limiters of an instance sharing its counts with the others, and how to stop them. */

@@ -20,6 +20,7 @@ export const DEFAULTS = {
   SEED: 'demo',
   STORAGE: 'journal',
   ETCD_PREFIX: '/user-service',
+  ETCD_LEASE_TTL_SECONDS: 10,
   WORKERS: '1',
   UPLOAD_MAX_BYTES: 10 * 1024 * 1024,
   UPLOAD_MAX_FILES: 1,
@@ -113,6 +114,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
     name: 'ETCD_PREFIX',
     default: D.ETCD_PREFIX,
     description: "With `STORAGE=etcd`: key prefix of this service's data; instances of one service share it.",
+  },
+  {
+    name: 'ETCD_LEASE_TTL_SECONDS',
+    default: String(D.ETCD_LEASE_TTL_SECONDS),
+    description:
+      "With `STORAGE=etcd`: TTL of an instance's lease (2-300), renewed every third of it; when an instance dies, the others take its async jobs over within about this long.",
   },
   {
     name: 'WORKERS',

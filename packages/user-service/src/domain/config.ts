@@ -55,6 +55,8 @@ export interface AppConfig {
   readonly etcdEndpoints: readonly string[];
   /** With `storage: 'etcd'`: key prefix shared by the instances of one service. */
   readonly etcdPrefix: string;
+  /** With `storage: 'etcd'`: TTL of the instance lease, seconds. */
+  readonly etcdLeaseTtlSeconds: number;
   /** Directory of uploaded file contents (shared by every instance). */
   readonly filesDir: string;
   /** Worker processes (`auto`: one per core); more than 1 only with `storage: 'etcd'`. */
@@ -216,6 +218,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     etcdPrefix: r.text('ETCD_PREFIX', D.ETCD_PREFIX, (v) =>
       /^\/[\x21-\x7e]*$/.test(v) ? undefined : 'must start with "/" and hold visible ASCII only',
     ),
+    etcdLeaseTtlSeconds: r.int('ETCD_LEASE_TTL_SECONDS', D.ETCD_LEASE_TTL_SECONDS, 2, 300),
     filesDir: resolve(
       r.text('FILES_DIR', join(dataDir, 'files'), (v) => (CONTROL.test(v) ? 'must not contain control characters' : undefined)),
     ),

@@ -40,8 +40,9 @@ export class Stores {
  * Forwards 127.0.0.1:`port` to `target`. `cut()` destroys every connection and refuses new ones
  * (as a network partition would, with resets); `freeze()` keeps connections open but forwards
  * nothing, on them or on new ones (as a stalled member would); `holdAnswers()` forwards requests
- * but no answers (a member that applies a write whose answer never arrives); `restore()` forwards
- * again.
+ * but no answers (a member that applies a write whose answer never arrives); `freezeAfter(text)`
+ * freezes everything right after forwarding a request chunk that contains `text` (a network stall
+ * that begins once a write has reached etcd); `restore()` forwards again.
  */
 export class CutProxy {
   readonly #server: Server;
@@ -50,6 +51,7 @@ export class CutProxy {
   #cut = false;
   #frozen = false;
   #holding = false;
+  #trigger: { text: string; left: number; onFrozen: (() => void) | undefined } | undefined;
 
   private constructor(server: Server) {
     this.#server = server;
@@ -88,7 +90,13 @@ export class CutProxy {
     for (const socket of this.#upstreams) socket.pause();
   }
 
+  /** Freezes after the `nth` request chunk containing `text` from now, then calls `onFrozen`. */
+  freezeAfter(text: string, nth = 1, onFrozen?: () => void): void {
+    this.#trigger = { text, left: nth, onFrozen };
+  }
+
   restore(): void {
+    this.#trigger = undefined;
     this.#cut = false;
     this.#frozen = false;
     this.#holding = false;
@@ -119,6 +127,14 @@ export class CutProxy {
     }
     upstream.connect(port, host);
     client.pipe(upstream);
+    // Registered after pipe(): the chunk is forwarded before the freeze.
+    client.on('data', (chunk: Buffer) => {
+      const trigger = this.#trigger;
+      if (trigger === undefined || !chunk.includes(trigger.text) || --trigger.left > 0) return;
+      this.#trigger = undefined;
+      this.freeze();
+      trigger.onFrozen?.();
+    });
     upstream.pipe(client);
     if (this.#frozen) for (const s of [client, upstream]) s.pause();
     else if (this.#holding) upstream.pause();
