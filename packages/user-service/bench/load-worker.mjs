@@ -1,7 +1,11 @@
 // Runs in its own process, pinned to the load core (see bench-lib.mjs runWorker). One JSON
 // argument, one JSON line on stdout.
-//   { mode: 'throughput', url, connections, duration, method?, headers?, body? }
-//     autocannon (from packages/bench's node_modules) for `duration` seconds.
+//   { mode: 'throughput', url, connections, duration, method?, headers?, body?, idReplacement?, fineLatency?, overallRate? }
+//     autocannon (from packages/bench's node_modules) for `duration` seconds. `idReplacement`:
+//     every `[<id>]` in the body becomes a unique id per request (e.g. unique e-mails per POST).
+//     `fineLatency`: also p50Us / p99Us of the 2xx answers from autocannon's own per-response
+//     times (its histogram has 1 ms resolution). `overallRate`: requests per second for all
+//     connections together (open loop at that rate, below saturation) instead of as fast as possible.
 //   { mode: 'latency', url, headers?, samples, maxSeconds, warmup }
 //     one connection, one request at a time, timed with hrtime: the service time of a request,
 //     without queueing behind other connections (autocannon's histogram has 1 ms resolution).
@@ -32,12 +36,34 @@ function loadAutocannon() {
   }
 }
 
+/** Response times in microseconds of at most 10^7 2xx answers (bounded memory). */
+const fineTimes = [];
+
+/** p50 / p99 of `fineTimes` in microseconds (the sample at floor(q * n) of the sorted times). */
+function fineQuantiles() {
+  if (fineTimes.length === 0) return { p50Us: null, p99Us: null };
+  fineTimes.sort((a, b) => a - b);
+  const pick = (q) => fineTimes[Math.min(fineTimes.length - 1, Math.floor(q * fineTimes.length))];
+  return { p50Us: pick(0.5), p99Us: pick(0.99) };
+}
+
 function throughput() {
   const autocannon = loadAutocannon();
-  const { url, connections, duration, method = 'GET', headers = {}, body } = options;
-  autocannon({ url, connections, duration, method, headers, body }, (err, r) => {
+  const {
+    url,
+    connections,
+    duration,
+    method = 'GET',
+    headers = {},
+    body,
+    idReplacement = false,
+    fineLatency = false,
+    overallRate,
+  } = options;
+  const instance = autocannon({ url, connections, duration, method, headers, body, idReplacement, overallRate }, (err, r) => {
     if (err) return fail(err);
     finish({
+      ...(fineLatency ? fineQuantiles() : {}),
       rps: r.requests.average,
       total: r.requests.total,
       p50: r.latency.p50,
@@ -48,6 +74,11 @@ function throughput() {
       duration: r.duration,
     });
   });
+  if (fineLatency) {
+    instance.on('response', (_client, status, _bytes, ms) => {
+      if (status >= 200 && status < 300 && fineTimes.length < 1e7) fineTimes.push(ms * 1000);
+    });
+  }
 }
 
 async function latency() {

@@ -4,9 +4,11 @@
  * acknowledged before the read; once the watch has applied revision `M`, local reads reflect
  * every write acknowledged (by any instance) before the barrier began.
  *
- * Coalescing: at most one marker read is in flight. A caller arriving while one is in flight
- * shares the NEXT read, started when the current one returns: the current read may have been
- * served before a write acknowledged just before that caller arrived.
+ * Coalescing: the callers of one turn of the event loop (every request parsed in one poll phase)
+ * share one marker read, started at the end of that turn (`setImmediate`). A read already in
+ * flight is never joined, since it may have been served before a write acknowledged just before
+ * the caller arrived; rounds of successive turns may overlap, so a caller waits about one round
+ * trip, not up to two (as it would behind a single read in flight).
  *
  * @module
  */
@@ -20,8 +22,6 @@ export interface BarrierSource {
   waitFor(revision: number, timeoutMs: number): Promise<void>;
 }
 
-const ignore = (): void => undefined;
-
 /**
  * Coalesced read barrier.
  * @example
@@ -31,8 +31,8 @@ const ignore = (): void => undefined;
 export class ReadBarrier {
   readonly #source: BarrierSource;
   readonly #timeoutMs: number;
-  #current: Promise<void> | undefined;
-  #queued: Promise<void> | undefined;
+  /** The round the callers of the current turn share, started at the end of the turn. */
+  #next: Promise<void> | undefined;
 
   constructor(source: BarrierSource, timeoutMs: number) {
     this.#source = source;
@@ -41,22 +41,16 @@ export class ReadBarrier {
 
   /** Resolves once local reads reflect every write acknowledged before the call. */
   sync(): Promise<void> {
+    if (this.#next !== undefined) return this.#next;
+    // The first caller of the turn sets the deadline: everyone joining later waits less.
     const deadline = performance.now() + this.#timeoutMs;
-    if (this.#current === undefined) return this.#start(deadline);
-    // The first caller of the next round sets its deadline: everyone joining later waits less.
-    this.#queued ??= this.#current.then(ignore, ignore).then(() => {
-      this.#queued = undefined;
-      return this.#start(deadline);
+    const round = new Promise<void>((resolve, reject) => {
+      setImmediate(() => {
+        this.#next = undefined;
+        this.#round(deadline).then(resolve, reject);
+      });
     });
-    return this.#queued;
-  }
-
-  #start(deadline: number): Promise<void> {
-    const round = this.#round(deadline);
-    this.#current = round;
-    void round.then(ignore, ignore).finally(() => {
-      if (this.#current === round) this.#current = undefined;
-    });
+    this.#next = round;
     return round;
   }
 

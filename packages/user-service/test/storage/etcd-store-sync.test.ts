@@ -30,6 +30,9 @@ class ScriptedSource implements BarrierSource {
   }
 }
 
+/** Lets the barrier's end-of-turn callbacks (setImmediate) run. */
+const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
 const settled = async (p: Promise<unknown>): Promise<boolean> => {
   let done = false;
   p.then(
@@ -41,22 +44,22 @@ const settled = async (p: Promise<unknown>): Promise<boolean> => {
 };
 
 describe('ReadBarrier', () => {
-  it('runs one marker read at a time; callers arriving meanwhile share the next one', async () => {
+  it('callers of one event-loop turn share one marker read; a read in flight is never joined', async () => {
     const source = new ScriptedSource();
     const barrier = new ReadBarrier(source, 5000);
     source.apply(10);
-    const first = barrier.sync();
+    const first = [barrier.sync(), barrier.sync()];
+    expect(source.reads).toHaveLength(0); // started at the end of the turn
+    await turn();
     expect(source.reads).toHaveLength(1);
+    // Arriving while that read is in flight: it may have been served before a write acknowledged
+    // just before these callers arrived, so they get a read of their own, started after them.
     const late = [barrier.sync(), barrier.sync(), barrier.sync()];
-    expect(source.reads).toHaveLength(1); // no second read while the first is in flight
-
-    source.reads[0]!(10);
-    await first;
-    // The first read may have been served before a write acknowledged just before the late
-    // callers arrived: they are not released by it, but by a read that started after them.
-    expect(await settled(Promise.all(late))).toBe(false);
-    await settled(Promise.resolve());
+    await turn();
     expect(source.reads).toHaveLength(2);
+    source.reads[0]!(10);
+    await Promise.all(first);
+    expect(await settled(Promise.all(late))).toBe(false);
     source.reads[1]!(12);
     expect(await settled(Promise.all(late))).toBe(false); // the watch is not at 12 yet
     source.apply(12);
@@ -70,11 +73,12 @@ describe('ReadBarrier', () => {
     const barrier = new ReadBarrier(source, 20);
     const started = performance.now();
     const late = barrier.sync();
-    await until(() => performance.now() - started > 25, 'the barrier deadline to pass');
+    await until(() => performance.now() - started > 25 && source.reads.length === 1, 'the barrier deadline to pass');
     source.reads[0]!(5);
     await expect(late).rejects.toMatchObject({ code: 'ERR_STORE_UNAVAILABLE' });
     expect(source.waits).toEqual([]);
     const next = barrier.sync();
+    await turn();
     expect(source.reads).toHaveLength(2);
     source.reads[1]!(0);
     await next;
