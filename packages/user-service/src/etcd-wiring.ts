@@ -37,9 +37,11 @@ export interface SharedLimits {
 }
 
 /**
- * Limiters whose counts every instance publishes to etcd every 250 ms (rate-limit-shared.ts has
- * the bound). Their keys sit beside the store's prefix (`<prefix>.limits`), not under it, so the
- * store's watch never sees them.
+ * Limiters whose counts every instance publishes to etcd every 250 ms and, for a client near its
+ * limit, exchanges before deciding (rate-limit-shared.ts has the bound). Their keys sit beside the
+ * store's prefix (`<prefix>.limits`), not under it, so the store's watch never sees them. The
+ * failed-authentication limiter exchanges once a client is within half its limit: its checks run on
+ * every credentialed request, which must not all wait for etcd; its failures are always exchanged.
  */
 export function sharedLimits(config: AppConfig, onError: (error: unknown) => void): SharedLimits {
   const client = new EtcdClient({ endpoints: config.etcdEndpoints });
@@ -54,6 +56,7 @@ export function sharedLimits(config: AppConfig, onError: (error: unknown) => voi
       : new SharedRateLimiter({
           limit: config.authFailuresPerMinute,
           windowMs: 60_000,
+          syncMargin: Math.ceil(config.authFailuresPerMinute / 2),
           maxKeys: 20_000,
           counts: counts('auth-failures'),
           onError,

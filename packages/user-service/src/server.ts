@@ -10,6 +10,7 @@ import type { AppConfig } from './domain/config.js';
 import { ApiKeyVerifier, BasicAuthenticator } from './domain/credentials.js';
 import { FileStore } from './domain/files.js';
 import { IdempotencyService } from './domain/idempotency.js';
+import { RememberedLogins } from './domain/remembered-logins.js';
 import { JobService } from './domain/jobs.js';
 import { OrderService } from './domain/orders.js';
 import { AuthFailureGuard } from './domain/auth-failures.js';
@@ -161,7 +162,11 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   const sweeper = setInterval(() => void idempotency.sweep().catch((e: unknown) => logError(e, undefined)), 3_600_000);
   sweeper.unref();
   container.register(TOKENS.tokens, { useValue: new TokenService({ secret: config.tokenSecret, ttlSeconds: config.tokenTtlSeconds }) });
-  container.register(TOKENS.basic, { useValue: await BasicAuthenticator.create(config.adminUsername, config.adminPassword) });
+  // Several instances: an admin login verified on one is remembered on all (the shared secret keys it).
+  const remembered = store.shared ? new RememberedLogins(store, config.tokenSecret, (error) => logError(error, undefined)) : undefined;
+  container.register(TOKENS.basic, {
+    useValue: await BasicAuthenticator.create(config.adminUsername, config.adminPassword, { remembered }),
+  });
   container.register(TOKENS.apiKeys, { useValue: new ApiKeyVerifier(config.apiKeys) });
   // With several instances (etcd) the limits are counted across all of them.
   const shared = etcd?.sharedLimits(config, (error) => logError(error, undefined));

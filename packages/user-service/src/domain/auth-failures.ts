@@ -8,9 +8,17 @@
  * Successful attempts are not counted. Credentials that already passed recently (the
  * authenticator's cache) are accepted even while an account is over its limit, so a guesser
  * elsewhere cannot lock the real admin out.
+ *
+ * Across instances (a `SharedRateLimiter`), every failure is published before its answer, and a
+ * check exchanges the key's counts once it is within the limiter's `syncMargin` of the limit, so a
+ * client whose attempts do not overlap is refused on any instance once it used up its failures:
+ * a wrong guess that fresh counts show came past the limit is answered 429, not 401/403, and is
+ * not counted. A RIGHT guess can only slip through where the check decided alone (the instance
+ * knew of fewer than limit - syncMargin failures) while the others had already seen the limit.
  */
 import { TooManyRequestsError, WebApplicationError } from '@jaxrs-node/pipeline';
-import { RateLimiter } from './rate-limit.js';
+import { RateLimiter, type RateLimitDecision } from './rate-limit.js';
+import { SharedRateLimiter } from './rate-limit-shared.js';
 
 /** Options of {@link AuthFailureGuard}. */
 export interface AuthFailureGuardOptions {
@@ -22,9 +30,10 @@ export interface AuthFailureGuardOptions {
 
 /**
  * The limiter to count failures in, instead of a private one: e.g. a `SharedRateLimiter`, so
- * failures count across instances. Its `limit` and window then apply.
+ * failures count across instances. Its `limit` and window then apply. Give a shared one a
+ * `syncMargin` below its limit (e.g. half of it), else every credentialed request exchanges counts.
  * @example
- * const guard = new AuthFailureGuard({ limiter: new SharedRateLimiter({ limit: 10, maxKeys: 20_000, counts }) });
+ * const guard = new AuthFailureGuard({ limiter: new SharedRateLimiter({ limit: 10, syncMargin: 5, maxKeys: 20_000, counts }) });
  */
 export interface AuthFailureLimiter {
   readonly limiter: RateLimiter;
@@ -70,6 +79,8 @@ export class AuthFailureGuard {
    * failure (other errors, e.g. 503 while hashing is saturated, are not the client's guess).
    */
   async attempt<T>(keys: readonly string[], attempt: () => T | Promise<T>): Promise<T> {
+    const limiter = this.#limiter;
+    if (limiter instanceof SharedRateLimiter) return attemptShared(limiter, keys, attempt);
     this.check(keys);
     try {
       return await attempt();
@@ -77,5 +88,29 @@ export class AuthFailureGuard {
       if (error instanceof WebApplicationError && (error.status === 401 || error.status === 403)) this.failed(keys);
       throw error;
     }
+  }
+}
+
+function tooMany(decision: RateLimitDecision): TooManyRequestsError {
+  return new TooManyRequestsError(decision.retryAfterSeconds, 'Too many failed authentication attempts, retry later');
+}
+
+/** A 401 or 403: the client's guess was wrong (not e.g. a 503 while hashing is saturated). */
+function isGuessError(error: unknown): boolean {
+  return error instanceof WebApplicationError && (error.status === 401 || error.status === 403);
+}
+
+/** {@link AuthFailureGuard.attempt} on a limiter shared by several instances (see the module comment). */
+async function attemptShared<T>(limiter: SharedRateLimiter, keys: readonly string[], attempt: () => T | Promise<T>): Promise<T> {
+  const checked = await Promise.all(keys.map(async (key) => limiter.peekShared(key)));
+  const over = checked.find((decision) => !decision.allowed);
+  if (over !== undefined) throw tooMany(over);
+  try {
+    return await attempt();
+  } catch (error) {
+    if (!isGuessError(error)) throw error;
+    const counted = await Promise.all(keys.map(async (key) => limiter.takeShared(key, { fresh: true })));
+    const refused = counted.find((decision) => !decision.allowed);
+    throw refused === undefined ? error : tooMany(refused);
   }
 }

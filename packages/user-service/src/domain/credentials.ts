@@ -8,6 +8,7 @@
 import { createHmac, randomBytes, scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto';
 import { Roles, type Principal } from './auth.js';
 import { HashGate } from './hash-gate.js';
+import type { RememberedLogins } from './remembered-logins.js';
 
 /** scrypt cost. N=2^14, r=8 costs ~45 ms and 16 MiB here: bearable per Basic request, slow to guess. */
 export interface ScryptParams {
@@ -77,6 +78,8 @@ export interface BasicAuthenticatorOptions {
   readonly scrypt?: ScryptParams;
   /** Bounds concurrent password hashing (see {@link HashGate}); default: one at a time, 32 waiting. */
   readonly gate?: HashGate;
+  /** Logins remembered by every instance of a shared store (see remembered-logins.ts). */
+  readonly remembered?: RememberedLogins;
 }
 
 /**
@@ -94,11 +97,13 @@ export class BasicAuthenticator {
   #verified: Buffer | undefined;
   /** Every per-attempt hash goes through it. */
   readonly gate: HashGate;
+  readonly #remembered: RememberedLogins | undefined;
 
   constructor(username: string, password: string, options: BasicAuthenticatorOptions = {}) {
     if (username.length === 0 || password.length === 0) throw new TypeError('username and password must not be empty');
     this.#params = options.scrypt ?? DEFAULT_SCRYPT;
     this.gate = options.gate ?? new HashGate();
+    this.#remembered = options.remembered;
     this.#usernameDigest = keyedDigest(this.#digestKey, username);
     this.#principal = Object.freeze({ name: username, roles: Object.freeze([...(options.roles ?? [Roles.ADMIN])]) });
     this.#ready = scryptAsync(password, this.#salt, this.#params);
@@ -119,6 +124,7 @@ export class BasicAuthenticator {
    * account is over its limit, so guessing elsewhere cannot lock the real user out.
    */
   remembers(username: string, password: string): boolean {
+    if (this.#remembered?.has(username, password) === true) return true;
     if (this.#verified === undefined) return false;
     return timingSafeEqual(keyedDigest(this.#digestKey, JSON.stringify([username, password])), this.#verified);
   }
@@ -140,12 +146,18 @@ export class BasicAuthenticator {
     if (Buffer.byteLength(username) > MAX_CREDENTIAL_BYTES || Buffer.byteLength(password) > MAX_CREDENTIAL_BYTES) return null;
     const presented = keyedDigest(this.#digestKey, JSON.stringify([username, password]));
     if (this.#verified !== undefined && timingSafeEqual(presented, this.#verified)) return this.#principal;
+    // Passed on another instance of a shared store: remembered there under the shared secret.
+    if (this.#remembered?.has(username, password) === true) {
+      this.#verified = presented;
+      return this.#principal;
+    }
 
     const expectedHash = await this.#ready;
     const userOk = timingSafeEqual(keyedDigest(this.#digestKey, username), this.#usernameDigest);
     const passwordOk = timingSafeEqual(await this.gate.run(() => scryptAsync(password, this.#salt, this.#params)), expectedHash);
     if (!(userOk && passwordOk)) return null;
     this.#verified = presented;
+    this.#remembered?.remember(username, password);
     return this.#principal;
   }
 }

@@ -5,10 +5,12 @@
  * next, in which it still weighs as the previous window), so etcd drops old counts by itself.
  * A publish is one transaction per 128 keys (etcd's default `--max-txn-ops`); a read is one
  * transaction with a prefix range per window, so a sync costs two round trips whatever the traffic.
+ * The exchange of one key near its limit is one transaction: this instance's puts of that key, then
+ * a prefix range of the key per window.
  */
 import { randomUUID } from 'node:crypto';
 import type { EtcdClient, TxnOp } from '../storage/etcd/client.js';
-import type { CountWindow, SharedCounts } from './rate-limit-shared.js';
+import type { CountWindow, KeyWindow, SharedCounts } from './rate-limit-shared.js';
 
 /** etcd's default `--max-txn-ops`: the most operations one transaction may hold. */
 const MAX_TXN_OPS = 128;
@@ -35,8 +37,8 @@ export class EtcdSharedCounts implements SharedCounts {
   readonly #client: EtcdClient;
   readonly #base: string;
   readonly #deadlineMs: number;
-  /** This instance's lease per window start. */
-  readonly #leases = new Map<number, string>();
+  /** This instance's lease per window start (granted once, whoever asks first). */
+  readonly #leases = new Map<number, Promise<string>>();
 
   constructor(options: EtcdSharedCountsOptions) {
     const { client, prefix, instanceId = randomUUID(), deadlineMs = 2000 } = options;
@@ -58,9 +60,7 @@ export class EtcdSharedCounts implements SharedCounts {
   async publish(window: CountWindow, counts: ReadonlyMap<string, number>, signal: AbortSignal): Promise<void> {
     const lease = await this.#lease(window, signal);
     const puts: TxnOp[] = [];
-    for (const [hash, count] of counts) {
-      puts.push({ op: 'put', key: `${this.#base}${window.start}/${hash}/${this.instanceId}`, value: String(count), lease });
-    }
+    for (const [hash, count] of counts) puts.push(this.#put(window, hash, count, lease));
     try {
       for (let i = 0; i < puts.length; i += MAX_TXN_OPS) {
         await this.#client.txn({ compare: [], success: puts.slice(i, i + MAX_TXN_OPS) }, { signal, deadlineMs: this.#deadlineMs });
@@ -82,24 +82,58 @@ export class EtcdSharedCounts implements SharedCounts {
       const windowPrefix = `${this.#base}${start}/`;
       for (const { key, value } of response.kvs) {
         const [hash, instance] = key.slice(windowPrefix.length).split('/');
-        const count = Number(value);
-        // Skip this instance's own counts and anything not written by this module.
-        if (hash === undefined || instance === undefined || instance === this.instanceId || !Number.isSafeInteger(count) || count < 0)
-          continue;
-        sums.set(hash, (sums.get(hash) ?? 0) + count);
+        const count = this.#othersCount(instance, value);
+        if (hash !== undefined && count > 0) sums.set(hash, (sums.get(hash) ?? 0) + count);
       }
       return sums;
     });
   }
 
+  async exchange(hash: string, windows: readonly KeyWindow[], signal: AbortSignal): Promise<number[]> {
+    const ops: TxnOp[] = [];
+    for (const { window, own } of windows) if (own !== undefined) ops.push(this.#put(window, hash, own, await this.#lease(window, signal)));
+    const puts = ops.length;
+    for (const { window } of windows) ops.push({ op: 'range', key: `${this.#base}${window.start}/${hash}/`, prefix: true });
+    const { responses } = await this.#client
+      .txn({ compare: [], success: ops }, { signal, deadlineMs: this.#deadlineMs })
+      .catch((error: unknown) => {
+        // A lease may be gone (expired during a long pause): the next publish grants a new one.
+        for (const { window, own } of windows) if (own !== undefined) this.#leases.delete(window.start);
+        throw error;
+      });
+    return windows.map(({ window }, i) => {
+      const response = responses[puts + i];
+      if (response?.op !== 'range') return 0;
+      const keyPrefix = `${this.#base}${window.start}/${hash}/`;
+      let sum = 0;
+      for (const { key, value } of response.kvs) sum += this.#othersCount(key.slice(keyPrefix.length), value);
+      return sum;
+    });
+  }
+
+  #put(window: CountWindow, hash: string, count: number, lease: string): TxnOp {
+    return { op: 'put', key: `${this.#base}${window.start}/${hash}/${this.instanceId}`, value: String(count), lease };
+  }
+
+  /** The count another instance stored; 0 for this instance's own and for anything not written by this module. */
+  #othersCount(instance: string | undefined, value: string): number {
+    if (instance === undefined || instance === '' || instance.includes('/') || instance === this.instanceId) return 0;
+    const count = Number(value);
+    return Number.isSafeInteger(count) && count >= 0 ? count : 0;
+  }
+
   /** This instance's lease for `window`, granted on first use for two windows and a second. */
-  async #lease(window: CountWindow, signal: AbortSignal): Promise<string> {
+  #lease(window: CountWindow, signal: AbortSignal): Promise<string> {
     for (const start of this.#leases.keys()) if (start < window.start - window.lengthMs) this.#leases.delete(start);
     let lease = this.#leases.get(window.start);
     if (lease === undefined) {
       const ttlSeconds = Math.ceil((2 * window.lengthMs) / 1000) + 1;
-      lease = (await this.#client.grantLease(ttlSeconds, { signal, deadlineMs: this.#deadlineMs })).id;
+      lease = this.#client.grantLease(ttlSeconds, { signal, deadlineMs: this.#deadlineMs }).then((granted) => granted.id);
       this.#leases.set(window.start, lease);
+      // A failed grant is asked again by the next caller.
+      lease.catch(() => {
+        if (this.#leases.get(window.start) === lease) this.#leases.delete(window.start);
+      });
     }
     return lease;
   }

@@ -1,12 +1,15 @@
 /**
  * SharedRateLimiter on a real etcd member (test/helpers/etcd.ts) through EtcdSharedCounts: two
  * instances share one quota within the documented bound, the key layout and leases, publishes
- * larger than one transaction, and an unreachable etcd (fail open to local counts, one report).
- * Syncs are driven with syncNow() and explicit clocks.
+ * larger than one transaction, and an unreachable etcd (fail open to local counts, one report);
+ * near the limit (takeShared): a sequential client alternating over the two is limited exactly,
+ * and an unreachable etcd lets it be decided locally within the deadline. Syncs are driven with
+ * syncNow() and explicit clocks.
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EtcdSharedCounts } from '../../src/domain/rate-limit-etcd.js';
+import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
 import { SharedRateLimiter } from '../../src/domain/rate-limit-shared.js';
 import { EtcdClient, EtcdError, type EtcdClientOptions } from '../../src/storage/etcd/client.js';
 import { skipWithoutEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
@@ -28,6 +31,18 @@ async function deadPort(): Promise<number> {
 describe.skipIf(skipWithoutEtcd)('SharedRateLimiter on etcd', () => {
   let cluster: EtcdCluster;
   const clients: EtcdClient[] = [];
+  /** A client of a port where nothing listens, with short timeouts. */
+  async function deadClient(): Promise<EtcdClient> {
+    const dead = new EtcdClient({
+      endpoints: [`http://127.0.0.1:${await deadPort()}`],
+      requestTimeoutMs: 100,
+      connectTimeoutMs: 100,
+      deadlineMs: 200,
+    });
+    clients.push(dead);
+    return dead;
+  }
+
   const limiters: SharedRateLimiter[] = [];
   /** Sync failures of the instances made by `pair`, which must have none. */
   const syncErrors: unknown[] = [];
@@ -121,13 +136,7 @@ describe.skipIf(skipWithoutEtcd)('SharedRateLimiter on etcd', () => {
   });
 
   it('keeps limiting on local counts when etcd is unreachable and reports it once', async () => {
-    const dead = new EtcdClient({
-      endpoints: [`http://127.0.0.1:${await deadPort()}`],
-      requestTimeoutMs: 100,
-      connectTimeoutMs: 100,
-      deadlineMs: 200,
-    });
-    clients.push(dead);
+    const dead = await deadClient();
     const errors: unknown[] = [];
     const counts = new EtcdSharedCounts({ client: dead, prefix: 'rl-dead', instanceId: 'a', deadlineMs: 200 });
     const limiter = new SharedRateLimiter({ limit: 3, windowMs: MINUTE, counts, timer: false, onError: (e) => errors.push(e) });
@@ -140,5 +149,67 @@ describe.skipIf(skipWithoutEtcd)('SharedRateLimiter on etcd', () => {
     expect(decisions).toEqual([true, true, true, false, false]);
     expect(errors.length).toBe(1);
     expect(errors[0]).toBeInstanceOf(EtcdError);
+  });
+
+  /** A client whose requests do not overlap, alternating over `a` and `b`, both syncing after each `every` requests. */
+  const sequential = async (a: SharedRateLimiter, b: SharedRateLimiter, requests: number, every?: number): Promise<RateLimitDecision[]> => {
+    const decisions: RateLimitDecision[] = [];
+    for (let i = 0; i < requests; i++) {
+      const decision = (i % 2 === 0 ? a : b).takeShared('p:alice', { now: T0 + 1 });
+      decisions.push(decision instanceof Promise ? await decision : decision);
+      if (every !== undefined && (i + 1) % every === 0) {
+        await a.syncNow(T0 + 1);
+        await b.syncNow(T0 + 1);
+      }
+    }
+    return decisions;
+  };
+
+  it('limits a sequential client alternating over two instances exactly, with no periodic sync, Remaining included', async () => {
+    const [a, b, prefix] = pair(8);
+    const decisions = await sequential(a, b, 14);
+    expect(decisions.map((d) => d.allowed)).toEqual([...Array<boolean>(8).fill(true), ...Array<boolean>(6).fill(false)]);
+    expect(decisions.slice(0, 8).map((d) => d.remaining)).toEqual([7, 6, 5, 4, 3, 2, 1, 0]);
+    // Each admission was published before it was answered: 4 and 4, in the usual layout.
+    const { kvs } = await client().range(`${prefix}/rl/${T0}/`, { prefix: true });
+    expect(kvs.map((kv) => [kv.key.replace(/\/[A-Za-z0-9_-]{22}\//, '/<hash>/'), kv.value])).toEqual([
+      [`${prefix}/rl/${T0}/<hash>/a`, '4'],
+      [`${prefix}/rl/${T0}/<hash>/b`, '4'],
+    ]);
+  });
+
+  it('admits a sequential client exactly the limit when it sends fewer than syncMargin requests between syncs', async () => {
+    const limit = 40;
+    const [a, b] = pair(limit);
+    expect(a.syncMargin).toBe(20);
+    const decisions = await sequential(a, b, 120, 8);
+    expect(decisions.filter((d) => d.allowed).length).toBe(limit);
+  });
+
+  it('near the limit with etcd unreachable, decides on local counts within the deadline and reports it once', async () => {
+    const dead = await deadClient();
+    const errors: unknown[] = [];
+    const counts = new EtcdSharedCounts({ client: dead, prefix: 'rl-dead', instanceId: 'a' });
+    const limiter = new SharedRateLimiter({
+      limit: 3,
+      windowMs: MINUTE,
+      counts,
+      timer: false,
+      syncDeadlineMs: 300,
+      onError: (e) => errors.push(e),
+    });
+    limiters.push(limiter);
+    const first = limiter.takeShared('k', { now: T0 });
+    expect(first).toBeInstanceOf(Promise);
+    const decisions = [await first];
+    // The streak goes on: decided locally at once, until a sync succeeds.
+    for (let i = 0; i < 4; i++) {
+      const decision = limiter.takeShared('k', { now: T0 });
+      expect(decision).not.toBeInstanceOf(Promise);
+      decisions.push(decision as RateLimitDecision);
+    }
+    expect(decisions.map((d) => d.allowed)).toEqual([true, true, true, false, false]);
+    // The client would go on retrying for its own 2 s deadline: the limiter's 300 ms cut it short.
+    expect(errors.map(String)).toEqual([expect.stringMatching(/longer than 300 ms/)]);
   });
 });

@@ -9,16 +9,25 @@ import {
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 import type { RateLimitDecision, RateLimiter } from '../../domain/rate-limit.js';
+import { SharedRateLimiter } from '../../domain/rate-limit-shared.js';
 import { RateLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 
 const DECISION = 'rateLimit';
+
+/** Records `decision` for the response headers; throws 429 when it refuses. */
+function apply(ctx: ContainerRequestContext, decision: RateLimitDecision): void {
+  ctx.setProperty(DECISION, decision);
+  if (!decision.allowed) throw new TooManyRequestsError(decision.retryAfterSeconds, 'Rate limit exceeded, retry later');
+}
 
 /**
  * Quota per client on `@RateLimited` resources. Runs after authentication so the key is the
  * principal when there is one, else the socket address (`X-Forwarded-For` is ignored: no trusted
  * proxy is configured). Every response of a bound method carries `X-Rate-Limit-Limit`,
  * `-Remaining` and `-Reset`; over the quota: 429 with `Retry-After` (whole seconds, >= 1).
+ * A local {@link RateLimiter} decides synchronously; a {@link SharedRateLimiter} (several instances)
+ * too, except near the limit, where the request waits for the exchange of its key's counts.
  */
 @injectable()
 @RateLimited()
@@ -26,13 +35,14 @@ const DECISION = 'rateLimit';
 export class RateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter {
   constructor(@inject(TOKENS.rateLimiter) private readonly limiter: RateLimiter | null) {}
 
-  filterRequest(ctx: ContainerRequestContext): void {
-    if (this.limiter === null) return;
+  filterRequest(ctx: ContainerRequestContext): void | Promise<void> {
+    const limiter = this.limiter;
+    if (limiter === null) return;
     const principal = ctx.securityContext.principal;
     const key = principal !== undefined ? `p:${principal.name}` : `a:${ctx.remoteAddress ?? 'unknown'}`;
-    const decision = this.limiter.take(key);
-    ctx.setProperty(DECISION, decision);
-    if (!decision.allowed) throw new TooManyRequestsError(decision.retryAfterSeconds, 'Rate limit exceeded, retry later');
+    const decision = limiter instanceof SharedRateLimiter ? limiter.takeShared(key) : limiter.take(key);
+    if (decision instanceof Promise) return decision.then((d) => apply(ctx, d));
+    apply(ctx, decision);
   }
 
   filterResponse(req: ContainerRequestContext, res: ContainerResponseContext): void {
