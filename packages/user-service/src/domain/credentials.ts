@@ -71,6 +71,9 @@ export function parseBasicCredentials(header: string | undefined): BasicCredenti
   return { username: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+/** Clients whose passed credentials one instance remembers. */
+const MAX_REMEMBERED_CLIENTS = 4096;
+
 /** Options of {@link BasicAuthenticator}. */
 export interface BasicAuthenticatorOptions {
   /** Roles of the authenticated principal; default `['ADMIN']`. */
@@ -98,6 +101,8 @@ export class BasicAuthenticator {
   /** Every per-attempt hash goes through it. */
   readonly gate: HashGate;
   readonly #remembered: RememberedLogins | undefined;
+  /** Keyed digests of client + credentials that passed, oldest first. */
+  readonly #passed = new Set<string>();
 
   constructor(username: string, password: string, options: BasicAuthenticatorOptions = {}) {
     if (username.length === 0 || password.length === 0) throw new TypeError('username and password must not be empty');
@@ -119,14 +124,26 @@ export class BasicAuthenticator {
   }
 
   /**
-   * Whether `username`/`password` are the credentials that last passed (no hashing: a keyed
-   * digest compared in constant time). The failure limit lets these through even while the
-   * account is over its limit, so guessing elsewhere cannot lock the real user out.
+   * Whether `username`/`password` passed from `client` (its address) recently, on this instance
+   * or (shared store) another one: a keyed digest, no hashing. The failure limit lets these
+   * through even while the client or account is over its limit, so guessing elsewhere cannot lock
+   * the real user out. Bound to the client: from any other address the same pair is limited like
+   * a guess, so the exemption tells a guesser nothing (a 200 instead of a 429 would otherwise
+   * confirm a guessed password at full speed).
    */
-  remembers(username: string, password: string): boolean {
-    if (this.#remembered?.has(username, password) === true) return true;
-    if (this.#verified === undefined) return false;
-    return timingSafeEqual(keyedDigest(this.#digestKey, JSON.stringify([username, password])), this.#verified);
+  remembers(username: string, password: string, client: string): boolean {
+    if (this.#remembered?.has(client, username, password) === true) return true;
+    return this.#passed.has(keyedDigest(this.#digestKey, JSON.stringify([client, username, password])).toString('base64'));
+  }
+
+  /** Records that `username`/`password` passed from `client` (see {@link remembers}). */
+  passed(username: string, password: string, client: string): void {
+    const digest = keyedDigest(this.#digestKey, JSON.stringify([client, username, password])).toString('base64');
+    this.#passed.delete(digest);
+    this.#passed.add(digest);
+    // Bounded: the oldest clients are forgotten first (they then pay one limited check).
+    if (this.#passed.size > MAX_REMEMBERED_CLIENTS) this.#passed.delete(this.#passed.values().next().value as string);
+    this.#remembered?.remember(client, username, password);
   }
 
   /** Checks an `Authorization` header value; null for missing, malformed or wrong credentials. */
@@ -146,18 +163,12 @@ export class BasicAuthenticator {
     if (Buffer.byteLength(username) > MAX_CREDENTIAL_BYTES || Buffer.byteLength(password) > MAX_CREDENTIAL_BYTES) return null;
     const presented = keyedDigest(this.#digestKey, JSON.stringify([username, password]));
     if (this.#verified !== undefined && timingSafeEqual(presented, this.#verified)) return this.#principal;
-    // Passed on another instance of a shared store: remembered there under the shared secret.
-    if (this.#remembered?.has(username, password) === true) {
-      this.#verified = presented;
-      return this.#principal;
-    }
 
     const expectedHash = await this.#ready;
     const userOk = timingSafeEqual(keyedDigest(this.#digestKey, username), this.#usernameDigest);
     const passwordOk = timingSafeEqual(await this.gate.run(() => scryptAsync(password, this.#salt, this.#params)), expectedHash);
     if (!(userOk && passwordOk)) return null;
     this.#verified = presented;
-    this.#remembered?.remember(username, password);
     return this.#principal;
   }
 }

@@ -1,10 +1,10 @@
 /**
- * Credentials that passed the password check recently, shared by the instances of one service
- * (a shared store): the admin who logged in on one instance is remembered on the others, so the
- * failed-authentication limit never locks the real admin out whichever instance answers, and
- * no instance stores or sends a password.
+ * Credentials that passed the password check recently from a client (its address), shared by the
+ * instances of one service (a shared store): the admin who logged in on one instance is
+ * remembered on the others, so the failed-authentication limit never locks the real admin out
+ * whichever instance answers, and no instance stores or sends a password.
  *
- * A record per credential pair, keyed by an HMAC of the pair under the instances' shared secret
+ * A record per client and credential pair, keyed by an HMAC of them under the instances' shared secret
  * (`TOKEN_SECRET`), kept {@link REMEMBERED_LOGIN_TTL_SECONDS} (an etcd lease; the expiry is also
  * checked on lookup). Lookups read the instance's local copy of the store: no etcd call per
  * request.
@@ -25,7 +25,7 @@ interface RememberedLogin extends StoredRecord {
 /**
  * @example
  * const remembered = new RememberedLogins(store, config.tokenSecret);
- * if (!remembered.has(user, password)) { ...verify...; remembered.remember(user, password); }
+ * if (!remembered.has(client, user, password)) { ...verify...; remembered.remember(client, user, password); }
  */
 export class RememberedLogins {
   constructor(
@@ -35,16 +35,16 @@ export class RememberedLogins {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Whether this pair passed on some instance within the TTL. */
-  has(username: string, password: string): boolean {
-    const digest = this.digest(username, password);
+  /** Whether this pair passed from `client` on some instance within the TTL. */
+  has(client: string, username: string, password: string): boolean {
+    const digest = this.digest(client, username, password);
     const record = this.store.get<RememberedLogin>(REMEMBERED_LOGINS_COLLECTION, slotOf(digest));
     return record !== undefined && record.digest === digest && Date.parse(record.expiresAt) > this.now();
   }
 
-  /** Remembers a pair that just passed (best effort: a failed write only costs a hash later). */
-  remember(username: string, password: string): void {
-    const digest = this.digest(username, password);
+  /** Remembers a pair that just passed from `client` (best effort: a failed write only costs a limited check later). */
+  remember(client: string, username: string, password: string): void {
+    const digest = this.digest(client, username, password);
     const id = slotOf(digest);
     const current = this.store.get<RememberedLogin>(REMEMBERED_LOGINS_COLLECTION, id);
     // Refreshed once half the TTL has passed, not at every login.
@@ -59,9 +59,9 @@ export class RememberedLogins {
       .catch(this.onError);
   }
 
-  private digest(username: string, password: string): string {
+  private digest(client: string, username: string, password: string): string {
     return createHmac('sha256', this.secret)
-      .update(JSON.stringify(['remembered-login', username, password]))
+      .update(JSON.stringify(['remembered-login', client, username, password]))
       .digest('base64url');
   }
 }

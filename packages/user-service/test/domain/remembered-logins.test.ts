@@ -17,29 +17,32 @@ async function setup(now = { t: Date.UTC(2026, 0, 1) }) {
 }
 
 describe('RememberedLogins', () => {
-  it('a login verified on one instance is remembered on the other, and only that pair', async () => {
+  it('a login that passed from a client on one instance is remembered for that client on the other, and only that pair', async () => {
     const { store, a, b } = await setup();
-    expect(b.remembers('admin', 'right')).toBe(false);
+    expect(b.remembers('admin', 'right', '10.0.0.1')).toBe(false);
     expect(await a.verifyLogin('admin', 'right')).toMatchObject({ name: 'admin' });
+    a.passed('admin', 'right', '10.0.0.1');
     await until(() => store.size(REMEMBERED_LOGINS_COLLECTION) === 1, 'the login to be remembered');
-    expect(b.remembers('admin', 'right')).toBe(true);
-    expect(b.remembers('admin', 'wrong')).toBe(false);
-    expect(await b.verifyLogin('admin', 'right')).toMatchObject({ name: 'admin' });
+    expect(b.remembers('admin', 'right', '10.0.0.1')).toBe(true);
+    expect(b.remembers('admin', 'wrong', '10.0.0.1')).toBe(false);
+    // From another address the pair is not exempt: a guesser there learns nothing from it.
+    expect(b.remembers('admin', 'right', '10.0.0.2')).toBe(false);
+    expect(a.remembers('admin', 'right', '10.0.0.2')).toBe(false);
     expect(JSON.stringify(Array.from(store.values(REMEMBERED_LOGINS_COLLECTION)))).not.toContain('right'); // no password stored
   });
 
-  it('a failed login is never remembered', async () => {
-    const { store, a, b } = await setup();
-    expect(await a.verifyLogin('admin', 'wrong')).toBeNull();
-    expect(store.size(REMEMBERED_LOGINS_COLLECTION)).toBe(0);
-    expect(b.remembers('admin', 'wrong')).toBe(false);
+  it('remembers on the instance itself without a shared store, bound to the client', async () => {
+    const alone = await BasicAuthenticator.create('admin', 'right', { scrypt: FAST });
+    alone.passed('admin', 'right', '10.0.0.1');
+    expect(alone.remembers('admin', 'right', '10.0.0.1')).toBe(true);
+    expect(alone.remembers('admin', 'right', '10.0.0.9')).toBe(false);
   });
 
   it('forgets after the TTL', async () => {
     const { store, a, b, now } = await setup();
-    await a.verifyLogin('admin', 'right');
+    a.passed('admin', 'right', '10.0.0.1');
     await until(() => store.size(REMEMBERED_LOGINS_COLLECTION) === 1, 'the login to be remembered');
     now.t += 3601 * 1000;
-    expect(b.remembers('admin', 'right')).toBe(false);
+    expect(b.remembers('admin', 'right', '10.0.0.1')).toBe(false);
   });
 });

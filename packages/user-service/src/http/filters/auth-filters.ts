@@ -40,11 +40,13 @@ export class BasicAuthFilter implements ContainerRequestFilter {
   async filterRequest(ctx: ContainerRequestContext): Promise<void> {
     const header = ctx.getHeader('authorization');
     const credentials = parseBasicCredentials(header);
-    // Credentials that passed recently are let through even while the account is over its limit.
-    const remembered = credentials !== null && this.basic.remembers(credentials.username, credentials.password);
+    // Credentials that passed recently from this client are let through even while it is over its limit.
+    const client = ctx.remoteAddress ?? '';
+    const remembered = credentials !== null && this.basic.remembers(credentials.username, credentials.password, client);
     const principal = await limited(this.failures, ctx, header !== undefined && !remembered, credentials?.username, () =>
       requireBasic(this.basic, header),
     );
+    if (credentials !== null) this.basic.passed(credentials.username, credentials.password, client);
     authenticate(ctx, principal, 'Basic');
   }
 }

@@ -36,10 +36,12 @@ export class AuthResource {
       return p;
     };
     // Failed logins count per client and per account, as every other scheme's (auth-failures.ts).
+    const client = ctx.remoteAddress ?? '';
     const principal =
-      this.failures === null || this.basic.remembers(username, password)
+      this.failures === null || this.basic.remembers(username, password, client)
         ? await verify()
         : await this.failures.attempt(this.failures.keys(ctx.remoteAddress, username), verify);
+    this.basic.passed(username, password, client);
     return { accessToken: this.tokens.issue(principal), tokenType: 'Bearer', expiresIn: this.tokens.ttlSeconds };
   }
 }
