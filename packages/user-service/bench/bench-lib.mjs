@@ -144,3 +144,24 @@ export function median(values) {
   const mid = s.length >> 1;
   return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
+
+/**
+ * The knobs every service benchmark reads from the environment (README "Benchmarks"):
+ * BENCH_DURATION, BENCH_ROUNDS, BENCH_WARMUP, BENCH_CONNECTIONS, BENCH_SERVER_CPU, BENCH_LOAD_CPU,
+ * BENCH_ONLY, BENCH_MAX_NOISE, BENCH_QUIET_WAIT, BENCH_ATTEMPTS; `defaults` sets the last two.
+ */
+export function benchConfig(env, defaults) {
+  const int = (name, fallback) => (env[name] === undefined || env[name] === '' ? fallback : Number(env[name]));
+  return {
+    duration: int('BENCH_DURATION', 5),
+    rounds: int('BENCH_ROUNDS', 3),
+    warmup: int('BENCH_WARMUP', 2),
+    connections: int('BENCH_CONNECTIONS', 10),
+    serverCpu: env.BENCH_SERVER_CPU ?? '0',
+    loadCpu: env.BENCH_LOAD_CPU ?? '1',
+    only: (env.BENCH_ONLY ?? 'a,b,c').split(','),
+    maxNoise: Number(env.BENCH_MAX_NOISE ?? '0.15'),
+    quietWait: int('BENCH_QUIET_WAIT', defaults.quietWait),
+    attempts: int('BENCH_ATTEMPTS', defaults.attempts),
+  };
+}

@@ -23,27 +23,28 @@ import { createServer } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, listeningPort, machineBusySeconds, median, pinning, runWorker, start, stop, waitQuiet } from './bench-lib.mjs';
+import {
+  benchConfig,
+  cpuSeconds,
+  listeningPort,
+  machineBusySeconds,
+  median,
+  pinning,
+  runWorker,
+  start,
+  stop,
+  waitQuiet,
+} from './bench-lib.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const PKG_DIR = join(BENCH_DIR, '..');
 const env = process.env;
-const int = (name, fallback) => (env[name] === undefined || env[name] === '' ? fallback : Number(env[name]));
 const config = {
-  duration: int('BENCH_DURATION', 5),
-  rounds: int('BENCH_ROUNDS', 3),
-  warmup: int('BENCH_WARMUP', 2),
-  connections: int('BENCH_CONNECTIONS', 10),
+  ...benchConfig(env, { quietWait: 30, attempts: 2 }),
   /** Requests per second for all connections (BENCH_RATE): latency below saturation; unset: as fast as possible. */
   rate: env.BENCH_RATE === undefined || env.BENCH_RATE === '' ? undefined : Number(env.BENCH_RATE),
-  serverCpu: env.BENCH_SERVER_CPU ?? '0',
-  loadCpu: env.BENCH_LOAD_CPU ?? '1',
   etcdCpu: env.BENCH_ETCD_CPU ?? env.BENCH_SERVER_CPU ?? '0',
   workersCpu: env.BENCH_WORKERS_CPU ?? '0,1',
-  only: (env.BENCH_ONLY ?? 'a,b,c').split(','),
-  maxNoise: Number(env.BENCH_MAX_NOISE ?? '0.15'),
-  quietWait: int('BENCH_QUIET_WAIT', 30),
-  attempts: int('BENCH_ATTEMPTS', 2),
 };
 const serverPin = pinning(config.serverCpu);
 const loadPin = pinning(config.loadCpu);

@@ -15,24 +15,25 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { cpuSeconds, listeningPort, machineBusySeconds, median, pinning, runWorker, start, stop, waitQuiet } from './bench-lib.mjs';
+import {
+  benchConfig,
+  cpuSeconds,
+  listeningPort,
+  machineBusySeconds,
+  median,
+  pinning,
+  runWorker,
+  start,
+  stop,
+  waitQuiet,
+} from './bench-lib.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
 const PKG_DIR = join(BENCH_DIR, '..');
 const env = process.env;
-const int = (name, fallback) => (env[name] === undefined || env[name] === '' ? fallback : Number(env[name]));
 const config = {
-  duration: int('BENCH_DURATION', 5),
-  rounds: int('BENCH_ROUNDS', 3),
-  warmup: int('BENCH_WARMUP', 2),
-  connections: int('BENCH_CONNECTIONS', 10),
-  serverCpu: env.BENCH_SERVER_CPU ?? '0',
-  loadCpu: env.BENCH_LOAD_CPU ?? '1',
-  only: (env.BENCH_ONLY ?? 'a,b,c').split(','),
+  ...benchConfig(env, { quietWait: 120, attempts: 3 }),
   sizes: (env.BENCH_SIZES ?? '1000,10000,100000,1000000').split(',').map(Number),
-  maxNoise: Number(env.BENCH_MAX_NOISE ?? '0.15'),
-  quietWait: int('BENCH_QUIET_WAIT', 120),
-  attempts: int('BENCH_ATTEMPTS', 3),
 };
 const serverPin = pinning(config.serverCpu);
 const loadPin = pinning(config.loadCpu);
