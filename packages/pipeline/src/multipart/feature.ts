@@ -1,5 +1,5 @@
 import type { Feature, FeatureContext } from '../core/context/providers.js';
-import { requireReader } from '../core/stages/extensions.js';
+import { requireReader, requireWriter } from '../core/stages/extensions.js';
 import { resolveLimits, type MultipartLimits } from './limits.js';
 import { MultipartBody } from './multipart-body.js';
 import { MultipartReader, type MultipartOptions } from './reader.js';
@@ -13,6 +13,12 @@ requireReader({
   mediaType: 'multipart/form-data',
   entityTypes: [MultipartBody],
   forms: true,
+  fix: "register new MultipartFeature() (import { MultipartFeature } from '@jaxrs-node/pipeline/multipart') in providers",
+});
+// Likewise a method that @Produces multipart: only MultipartWriter writes (a list of EntityParts as) it.
+requireWriter({
+  mediaTypes: ['multipart/form-data', 'multipart/mixed'],
+  probe: Array,
   fix: "register new MultipartFeature() (import { MultipartFeature } from '@jaxrs-node/pipeline/multipart') in providers",
 });
 

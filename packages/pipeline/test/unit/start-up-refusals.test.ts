@@ -31,7 +31,7 @@ import {
   type ModelProblemCode,
   ModelValidationError,
 } from '../../src/index.js';
-import { EntityPart, MultipartBody, MultipartFeature, MultipartReader } from '../../src/multipart/index.js';
+import { EntityPart, MultipartBody, MultipartFeature, MultipartReader, MultipartWriter } from '../../src/multipart/index.js';
 import type { UriInfo as TypeOnlyUriInfo } from '../../src/index.js';
 import { fieldPart, filePart, multipart, BOUNDARY } from '../helpers/multipart-bodies.js';
 import { sseConnect } from '../helpers/sse-client.js';
@@ -305,6 +305,21 @@ describe('multipart without MultipartFeature', () => {
     expect(messages[1]).toMatch(/^Uploads\.file reads multipart\/form-data \(its @FormParam\('file'\) is a form part\)/);
     expect(messages[2]).toMatch(/^Uploads\.fields reads multipart\/form-data \(its @FormParam values come from a @Consumes/);
     for (const m of messages) expect(m).toContain('would be answered 415: register new MultipartFeature()');
+  });
+
+  it('refuses a method that produces multipart without a writer for it, and accepts a MultipartWriter alone', () => {
+    @Path('/down')
+    class Downloads {
+      @GET() @Produces('multipart/mixed') async parts(): Promise<EntityPart[]> {
+        return [await Promise.resolve(EntityPart.of('a', 'text'))];
+      }
+    }
+    const problems = problemsOf(new Application({ resources: [Downloads], logger: quiet }));
+    expect(problems.map(([c]) => c)).toEqual(['PIPELINE_FEATURE_NOT_REGISTERED']);
+    expect(problems[0]![1]).toMatch(
+      /^Downloads\.parts produces multipart\/mixed, but no registered writer writes it.*register new MultipartFeature\(\)/,
+    );
+    expect(() => new Application({ resources: [Downloads], providers: [new MultipartWriter()], logger: quiet }).build()).not.toThrow();
   });
 
   it('accepts the feature as an instance, as a class, through another Feature, or a MultipartReader alone', () => {

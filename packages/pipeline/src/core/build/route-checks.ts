@@ -9,7 +9,7 @@ import { parseMediaType, type MediaType } from '../http/media-type.js';
 import { Response, ResponseBuilder } from '../http/response.js';
 import type { ModelProblems } from '../model/model-problems.js';
 import type { TypeToken } from '../context/providers.js';
-import { contextTypeOptions, requiredReaders } from '../stages/extensions.js';
+import { contextTypeOptions, requiredReaders, requiredWriters } from '../stages/extensions.js';
 import type { BodyProviders, RouteMethod } from '../stages/model.js';
 import { formFields } from '../stages/params.js';
 import { readerFor } from '../stages/read-entity.js';
@@ -24,6 +24,7 @@ const EVENT_STREAM = 'text/event-stream';
 export function routeChecks(body: BodyProviders): (route: RouteMethod, facts: RouteFacts, problems: ModelProblems) => void {
   return (route, facts, problems) => {
     checkReaders(route, body, problems);
+    checkWriters(route, body, problems);
     checkEventStream(route, facts, body, problems);
   };
 }
@@ -57,6 +58,25 @@ function checkReaders(route: RouteMethod, body: BodyProviders, problems: ModelPr
       'PIPELINE_FEATURE_NOT_REGISTERED',
       `${where} reads ${req.mediaType} (${why}), but no registered reader reads it, so every such request would be answered 415: ${req.fix}`,
     );
+  }
+}
+
+/**
+ * A method that `@Produces` a media type only a feature's writer writes (extensions.ts
+ * `requireWriter`, e.g. `multipart/form-data`) while no registered writer writes it: every
+ * response would be a 500 once the method ran.
+ */
+function checkWriters(route: RouteMethod, body: BodyProviders, problems: ModelProblems): void {
+  for (const req of requiredWriters()) {
+    for (const mediaType of route.produces) {
+      if (!req.mediaTypes.includes(mediaType.essence) || writerFor(body, req.probe, mediaType) !== undefined) continue;
+      problems.error(
+        'PIPELINE_FEATURE_NOT_REGISTERED',
+        `${route.resourceClass.name}.${route.info.methodName} produces ${mediaType.essence}, but no registered writer writes it, ` +
+          `so every such response would be a 500: ${req.fix}`,
+      );
+      return;
+    }
   }
 }
 

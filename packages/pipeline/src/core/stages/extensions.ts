@@ -92,6 +92,36 @@ export function requiredReaders(): readonly ReaderRequirement[] {
   return readerRequirements;
 }
 
+/**
+ * What a response media type needs registered to be written (multipart): a method that
+ * `@Produces` one of {@link mediaTypes} is refused by `build()` when no registered writer writes
+ * {@link probe} as that type, i.e. when the feature bringing the writer is missing altogether.
+ */
+export interface WriterRequirement {
+  /** Essences, e.g. `multipart/form-data`. */
+  readonly mediaTypes: readonly string[];
+  /** A type the feature's writer writes as each of them (e.g. `Array` for a list of parts). */
+  readonly probe: TypeToken;
+  /** The fix, for the message. */
+  readonly fix: string;
+}
+
+const writerRequirements: WriterRequirement[] = [];
+
+/**
+ * Declares what a response media type needs (see {@link WriterRequirement}); checked once per
+ * method by `build()` against the registered writers.
+ * @example requireWriter({ mediaTypes: ['multipart/mixed'], probe: Array, fix: 'register MultipartFeature' });
+ */
+export function requireWriter(requirement: WriterRequirement): void {
+  writerRequirements.push(requirement);
+}
+
+/** Every {@link requireWriter} declaration so far. */
+export function requiredWriters(): readonly WriterRequirement[] {
+  return writerRequirements;
+}
+
 /** Per request (only those that took such a context value): how to answer when the method returns nothing. */
 const voidAnswers = new WeakMap<Exchange, () => Step>();
 
