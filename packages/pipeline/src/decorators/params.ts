@@ -70,7 +70,11 @@ export function DefaultValue(value: string): ParamDecorator {
 
 /**
  * Injects a pipeline object chosen by the declared type (or `token`): `ContainerRequestContext`,
- * `UriInfo`, `HttpHeaders`, `SecurityContext`, `ResourceInfo`, `IncomingMessage`, `ServerResponse`.
+ * `UriInfo`, `HttpHeaders`, `SecurityContext`, `ResourceInfo`, `IncomingMessage`, `ServerResponse`,
+ * `AbortSignal`, or a type a feature adds (`SseEventSink`, `Sse`). Any other type, including the
+ * `Object` TypeScript emits for a class imported with `import type`, is refused by `build()`
+ * (`PIPELINE_CONTEXT_TYPE_UNKNOWN`): import the class as a value, or pass it as `token`.
+ * @example get(@Context() uri: UriInfo, @Context(SecurityContext) security: SecurityContext) {}
  */
 export function Context(token?: TypeToken): ParamDecorator {
   return (target: object, propertyKey: string | symbol | undefined, index?: number): void => {

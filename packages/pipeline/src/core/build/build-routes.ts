@@ -2,7 +2,7 @@ import { compileValidator, validateEntityOrThrow } from '../../features/validati
 import { effectiveResource, type DeadlineSpec, type EffectiveResource, type MethodMeta } from '../model/metadata.js';
 import { parseMediaType, type MediaType } from '../http/media-type.js';
 import type { EntityParam, Locator, PathEntry, RouteMethod, SubResourceModel } from '../stages/model.js';
-import { ModelProblems } from '../model/model-problems.js';
+import { ModelProblemError, ModelProblems } from '../model/model-problems.js';
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import { compileParam } from '../stages/params.js';
 import { compileBeanParam, type BeanScope } from '../stages/bean-params.js';
@@ -48,6 +48,19 @@ export interface RouteInput {
   readonly responseFilters: readonly ProviderEntry[];
   readonly writerInterceptors: readonly ProviderEntry[];
   readonly converters: readonly ParamConverterProvider[];
+  /**
+   * Start-up checks of each resource method that need the registered body providers (build.ts),
+   * run for root and sub-resource methods alike, once per method (not per HTTP method).
+   */
+  readonly checkRoute?: (route: RouteMethod, facts: RouteFacts, problems: ModelProblems) => void;
+}
+
+/** What {@link RouteInput.checkRoute} knows of a method beyond its {@link RouteMethod}. */
+export interface RouteFacts {
+  /** The declared type of each `@Context()` parameter (undefined when unknown), in order. */
+  readonly contextTypes: readonly (TypeToken | undefined)[];
+  /** `design:returntype`: undefined for `void` or without metadata, `Object` or `Promise` when TypeScript cannot say more. */
+  readonly returnType: unknown;
 }
 
 /**
@@ -135,6 +148,7 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
         ...list.filter(applies),
         ...withMethod(dynamic, method),
       ];
+      const compiled = compileArgs(cls, methodName, mm, info, input.converters, input.problems, path);
       const route: RouteMethod = {
         info,
         httpMethod,
@@ -148,12 +162,19 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
         readerInterceptors: instances<ReaderInterceptor>(pick(input.readerInterceptors, 'aroundReadFrom')),
         responseFilters: instances<ContainerResponseFilter>(pick(input.responseFilters, 'filterResponse'), descending),
         writerInterceptors: instances<WriterInterceptor>(pick(input.writerInterceptors, 'aroundWriteTo')),
-        ...compileArgs(cls, methodName, mm, info, input.converters, input.problems, path),
+        args: compiled.args,
+        entity: compiled.entity,
+        form: compiled.form,
+        validate: compiled.validate,
         negotiated: new Map(),
         writePlan: undefined,
         deadline: mm.deadline ?? meta.deadline ?? input.deadline,
         variesByAccept: false,
       };
+      if (input.checkRoute !== undefined && httpMethod === mm.httpMethods[0]) {
+        const returnType = Reflect.getMetadata('design:returntype', cls.prototype as object, methodName) as unknown;
+        input.checkRoute(route, { contextTypes: compiled.contextTypes, returnType }, input.problems);
+      }
       routes.push(route);
       group(groups, template, false).routes.push(route);
     }
@@ -322,7 +343,7 @@ function compileArgs(
   converters: readonly ParamConverterProvider[],
   problems: ModelProblems,
   path: string,
-): Pick<RouteMethod, 'args' | 'entity' | 'validate'> & { form: boolean } {
+): Pick<RouteMethod, 'args' | 'entity' | 'validate'> & { form: boolean; contextTypes: (TypeToken | undefined)[] } {
   const declared = Reflect.getMetadata('design:paramtypes', cls.prototype as object, methodName) as TypeToken[] | undefined;
   const designTypes = declared ?? [];
   const fn = (cls.prototype as Record<string, (...a: unknown[]) => unknown>)[methodName]!;
@@ -349,6 +370,7 @@ function compileArgs(
   const args = [];
   let entity: EntityParam | undefined;
   let form = false;
+  const contextTypes: (TypeToken | undefined)[] = [];
   // What the VALIDATION slot checks: constraints on parameters, @BeanParam fields, the entity.
   const shapes: ArgumentShape[] = [];
   const beans: BeanScope = {
@@ -391,7 +413,15 @@ function compileArgs(
     }
     if (p.source === 'form') form = true;
     shapes.push({ index: i, source: p.source, name: p.name });
-    args.push(compileParam(p, designTypes[i], info, converters));
+    if (p.source === 'context') contextTypes.push(p.type ?? designTypes[i]);
+    try {
+      args.push(compileParam(p, designTypes[i], info, converters, where, `argument ${i}`));
+    } catch (e) {
+      if (!(e instanceof ModelProblemError)) throw e;
+      // Without any metadata, PIPELINE_NO_DESIGN_TYPES already says why the type is unknown.
+      if (report && (declared !== undefined || p.type !== undefined)) problems.error(e.code, e.message);
+      args.push(() => undefined); // never runs: build() fails
+    }
   }
   // With constraints on parameters, one check reports theirs and the entity's together.
   const validate = compileArgumentsValidator(cls, methodName, shapes);
@@ -401,7 +431,7 @@ function compileArgs(
     // @FormParam values come from the form body, read once as the method's (optional) entity.
     entity = { index: -1, type: URLSearchParams, optional: true, validate: undefined };
   }
-  return { args, entity, form, validate };
+  return { args, entity, form, validate, contextTypes };
 }
 
 /** Media types as compared for ambiguity: none declared means any. */

@@ -1,6 +1,7 @@
 import type { DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import { buildRoutes } from './build-routes.js';
+import { routeChecks } from './route-checks.js';
 import { effectiveResource, findClassMeta } from '../model/metadata.js';
 import { diFailure, methodNames, PROVIDER_CONTRACTS, type ModelProblems } from '../model/model-problems.js';
 import {
@@ -122,7 +123,10 @@ export function buildModel(input: BuildInput): BuiltModel {
     const reg = queue.shift()!;
     const t = reg.target;
     if (isClass(t) && isResource(t)) {
-      if (!resources.includes(t)) resources.push(t);
+      if (!resources.includes(t)) {
+        resources.push(t);
+        checkRootResource(t, problems);
+      }
       continue;
     }
     if (reg.asResource === true) {
@@ -197,6 +201,7 @@ export function buildModel(input: BuildInput): BuiltModel {
     responseFilters,
     writerInterceptors,
     converters: instances<ParamConverterProvider>(withMethod(providers, 'getConverter')),
+    checkRoute: routeChecks(body),
   });
   return {
     router,
@@ -215,6 +220,34 @@ function isResource(cls: Constructor): boolean {
   if (meta.path !== undefined) return true;
   for (const m of meta.methods.values()) if (m.meta.httpMethods.length > 0) return true;
   return false;
+}
+
+/**
+ * A root resource needs its `@Path` (Jakarta REST 3.1 §3.1: root resource classes carry one; its own
+ * or a contract class's it extends): without one its methods would be served at the root by
+ * accident, usually a class meant as a sub-resource listed in `resources` by mistake. A class with
+ * a `@Path` but nothing to serve is a warning, as Jersey's "resource is empty".
+ */
+function checkRootResource(cls: Constructor, problems: ModelProblems): void {
+  const meta = effectiveResource(cls);
+  if (meta === undefined) return;
+  const methods = [...meta.methods.entries()];
+  const served = methods.filter(([, m]) => m.meta.httpMethods.length > 0 || m.meta.path !== undefined);
+  if (meta.path === undefined) {
+    const names = served.map(([name]) => name).join(', ');
+    problems.error(
+      'PIPELINE_RESOURCE_WITHOUT_PATH',
+      `${cls.name} is registered as a root resource (resource methods: ${names}) but has no class-level @Path: ` +
+        `add @Path('/') to mount it at the root (or @Path('/...') elsewhere); if it is a sub-resource, remove it from resources ` +
+        `and return it from a sub-resource locator`,
+    );
+  } else if (served.length === 0) {
+    problems.warn(
+      'PIPELINE_EMPTY_RESOURCE',
+      `${cls.name} has @Path('${meta.path}') but no resource method and no sub-resource locator: it serves nothing; ` +
+        `add @GET()/@POST()/... to a method (or @Path to a method returning a sub-resource), or remove it from resources`,
+    );
+  }
 }
 
 /** Why a `resources` entry is not a resource, and the fix. */

@@ -37,7 +37,21 @@ export type ModelProblemCode =
   /** A sub-resource locator takes the request entity. */
   | 'PIPELINE_LOCATOR_ENTITY'
   /** The class a sub-resource locator returns has no resource method and no locator. */
-  | 'PIPELINE_NOT_A_SUB_RESOURCE';
+  | 'PIPELINE_NOT_A_SUB_RESOURCE'
+  /** A `@Context()` parameter or field whose type the pipeline cannot inject (often a class imported with `import type`). */
+  | 'PIPELINE_CONTEXT_TYPE_UNKNOWN'
+  /** A method takes an `SseEventSink` without `@Produces('text/event-stream')`. */
+  | 'PIPELINE_SINK_WITHOUT_EVENT_STREAM'
+  /** A method needs a feature that is not registered (e.g. multipart entities without `MultipartFeature`). */
+  | 'PIPELINE_FEATURE_NOT_REGISTERED'
+  /** A `text/event-stream` method without a sink declares a return type no registered writer can write as that type. */
+  | 'PIPELINE_NO_EVENT_STREAM_WRITER'
+  /** Warning: a method that takes an `SseEventSink` also declares a return value (dropped once the stream started). */
+  | 'PIPELINE_SINK_RESULT_IGNORED'
+  /** Warning: a `resources` entry has `@Path` but no resource method and no locator. */
+  | 'PIPELINE_EMPTY_RESOURCE'
+  /** A `resources` entry has resource methods but no class `@Path` (its own or inherited). */
+  | 'PIPELINE_RESOURCE_WITHOUT_PATH';
 
 /** One start-up problem. */
 export interface ModelProblem {
@@ -57,6 +71,21 @@ export class ModelValidationError extends Error {
     const lines = problems.map((p) => `  [${p.code}] ${p.message}`);
     super(`The application cannot start: ${problems.length} problem(s) in its resource model\n${lines.join('\n')}`);
     this.problems = problems;
+  }
+}
+
+/**
+ * Thrown by code that compiles one member at start-up (a parameter resolver, a context factory)
+ * to refuse it with a stable code; the model builder records it as that problem, so it is reported
+ * together with the others instead of aborting the build on the first.
+ */
+export class ModelProblemError extends Error {
+  override readonly name = 'ModelProblemError';
+  constructor(
+    readonly code: ModelProblemCode,
+    message: string,
+  ) {
+    super(message);
   }
 }
 

@@ -1,6 +1,6 @@
 import { beanFields } from '../model/bean-meta.js';
 import type { ParamMeta, ParamSource } from '../model/metadata.js';
-import type { ModelProblems } from '../model/model-problems.js';
+import { ModelProblemError, type ModelProblems } from '../model/model-problems.js';
 import type { Constructor, ParamConverterProvider, TypeToken } from '../context/providers.js';
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { ArgResolver } from './model.js';
@@ -154,7 +154,13 @@ function compileField(
     }
     return undefined;
   }
-  return { resolve: compileParam(meta, designType, scope.info, scope.providers, at), bean: undefined };
+  try {
+    return { resolve: compileParam(meta, designType, scope.info, scope.providers, at), bean: undefined };
+  } catch (e) {
+    if (!(e instanceof ModelProblemError)) throw e;
+    if (scope.report) scope.problems.error(e.code, e.message);
+    return undefined;
+  }
 }
 
 /**

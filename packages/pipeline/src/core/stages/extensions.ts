@@ -1,8 +1,9 @@
 /**
  * Hooks through which features outside core plug into the lifecycle without core importing them
- * (server-sent events use all three): `@Context()` types, a context value that answers the request
- * itself when the method returns nothing, and work to do when the application starts closing.
- * Nothing here is consulted on a route that does not use such a feature.
+ * (server-sent events use the first three): `@Context()` types, a context value that answers the
+ * request itself when the method returns nothing, work to do when the application starts closing,
+ * and the readers an entity type needs (multipart), checked once by `build()`.
+ * Nothing here is consulted at request time on a route that does not use such a feature.
  */
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { TypeToken } from '../context/providers.js';
@@ -18,20 +19,107 @@ import type { Runtime } from './runtime.js';
  */
 export type ContextFactory = (info: ResourceInfo, where: string) => ArgResolver;
 
+/** What `build()` needs to know about an injectable `@Context()` type besides its factory. */
+export interface ContextTypeOptions {
+  /**
+   * The value answers the request itself (an event sink whose stream is the response, see
+   * {@link answerVoidWith}): a method taking it returns nothing, and `build()` warns when it
+   * declares a return value (`PIPELINE_SINK_RESULT_IGNORED`).
+   */
+  readonly answersRequest?: boolean;
+}
+
 const contextFactories = new Map<TypeToken, ContextFactory>();
+const contextOptions = new Map<TypeToken, ContextTypeOptions>();
 
 /**
  * Adds an injectable `@Context()` type (features call this when their module loads); the
  * built-in types keep their own fast paths in params.ts.
- * @example registerContextType(SseEventSink, (info) => (ex) => new SseEventSink(ex, optionsFor(info)));
+ * @example registerContextType(SseEventSink, (info) => (ex) => new SseEventSink(ex, optionsFor(info)), { answersRequest: true });
  */
-export function registerContextType(type: TypeToken, factory: ContextFactory): void {
+export function registerContextType(type: TypeToken, factory: ContextFactory, options: ContextTypeOptions = {}): void {
   contextFactories.set(type, factory);
+  contextOptions.set(type, options);
 }
 
 /** The factory registered for `type`, if any. */
 export function contextFactory(type: TypeToken | undefined): ContextFactory | undefined {
   return type === undefined ? undefined : contextFactories.get(type);
+}
+
+/** The options `type` was registered with, if it was. */
+export function contextTypeOptions(type: TypeToken | undefined): ContextTypeOptions | undefined {
+  return type === undefined ? undefined : contextOptions.get(type);
+}
+
+/** Every type added by {@link registerContextType} (for the start-up message listing the injectable types). */
+export function registeredContextTypes(): TypeToken[] {
+  return [...contextFactories.keys()];
+}
+
+/**
+ * What a kind of entity needs registered to be read: a module outside core (multipart) declares
+ * it when it loads, so `build()` can refuse a method nothing could read (instead of a 415 to a
+ * correct client) without core importing that module.
+ */
+export interface ReaderRequirement {
+  /** The media type the entity is read as, e.g. `multipart/form-data`. */
+  readonly mediaType: string;
+  /** Entity parameters of these types (or subclasses) need a reader of them as {@link mediaType}. */
+  readonly entityTypes: readonly TypeToken[];
+  /**
+   * A form (`@FormParam`s) needs a reader of it as {@link mediaType} when a field is a form part
+   * (a type marked `FORM_PART_TYPE`, e.g. `EntityPart`), or when the method `@Consumes` that type.
+   */
+  readonly forms: boolean;
+  /** The fix, for the message, e.g. "register new MultipartFeature() (from '@jaxrs-node/pipeline/multipart') in providers". */
+  readonly fix: string;
+}
+
+const readerRequirements: ReaderRequirement[] = [];
+
+/**
+ * Declares what a kind of entity needs (see {@link ReaderRequirement}); checked once per method by
+ * `build()` against the registered readers, whichever way they were registered.
+ * @example requireReader({ mediaType: 'multipart/form-data', entityTypes: [MultipartBody], forms: true, fix: 'register MultipartFeature' });
+ */
+export function requireReader(requirement: ReaderRequirement): void {
+  readerRequirements.push(requirement);
+}
+
+/** Every {@link requireReader} declaration so far. */
+export function requiredReaders(): readonly ReaderRequirement[] {
+  return readerRequirements;
+}
+
+/**
+ * What a response media type needs registered to be written (multipart): a method that
+ * `@Produces` one of {@link mediaTypes} is refused by `build()` when no registered writer writes
+ * {@link probe} as that type, i.e. when the feature bringing the writer is missing altogether.
+ */
+export interface WriterRequirement {
+  /** Essences, e.g. `multipart/form-data`. */
+  readonly mediaTypes: readonly string[];
+  /** A type the feature's writer writes as each of them (e.g. `Array` for a list of parts). */
+  readonly probe: TypeToken;
+  /** The fix, for the message. */
+  readonly fix: string;
+}
+
+const writerRequirements: WriterRequirement[] = [];
+
+/**
+ * Declares what a response media type needs (see {@link WriterRequirement}); checked once per
+ * method by `build()` against the registered writers.
+ * @example requireWriter({ mediaTypes: ['multipart/mixed'], probe: Array, fix: 'register MultipartFeature' });
+ */
+export function requireWriter(requirement: WriterRequirement): void {
+  writerRequirements.push(requirement);
+}
+
+/** Every {@link requireWriter} declaration so far. */
+export function requiredWriters(): readonly WriterRequirement[] {
+  return writerRequirements;
 }
 
 /** Per request (only those that took such a context value): how to answer when the method returns nothing. */

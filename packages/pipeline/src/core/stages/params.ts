@@ -11,7 +11,8 @@ import { UriInfo } from '../context/uri-info.js';
 import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
 import { truncate, typeName } from '../util/type-name.js';
 import { Int } from '../../providers/type-tokens.js';
-import { contextFactory } from './extensions.js';
+import { contextFactory, registeredContextTypes } from './extensions.js';
+import { ModelProblemError } from '../model/model-problems.js';
 
 type Convert = (raw: string) => unknown;
 
@@ -20,7 +21,10 @@ type Convert = (raw: string) => unknown;
  * ParamConverterProvider that answers wins, then built-in conversion by declared type; defaults are
  * converted here so a bad `@DefaultValue` fails at start-up. Conversion failures are 400 for every
  * source (our documented choice; JAX-RS says 404 for path/query). `where` names the parameter's
- * declaration in start-up errors (default: the resource method; a `@BeanParam` field names its class).
+ * declaration in start-up errors (default: the resource method; a `@BeanParam` field names its class),
+ * `position` the parameter within it (`argument 2`), for the messages that must point at it.
+ * A `@Context()` type nothing can inject throws a {@link ModelProblemError}
+ * (`PIPELINE_CONTEXT_TYPE_UNKNOWN`) for the caller to record.
  */
 export function compileParam(
   meta: ParamMeta,
@@ -28,9 +32,11 @@ export function compileParam(
   info: ResourceInfo,
   providers: readonly ParamConverterProvider[],
   where = `${info.resourceClass.name}.${info.methodName}`,
+  position?: string,
 ): ArgResolver {
   const source = meta.source!;
-  if (source === 'context') return contextResolver(meta.type ?? designType, info, where);
+  if (source === 'context')
+    return contextResolver(meta.type ?? designType, info, where, position === undefined ? where : `${where}, ${position}`);
   const name = meta.name!;
   const type = meta.type ?? designType ?? String;
   const isArray = type === Array;
@@ -265,7 +271,28 @@ export class HttpHeaders {
   }
 }
 
-function contextResolver(type: TypeToken | undefined, info: ResourceInfo, where: string): ArgResolver {
+/** The `@Context()` types params.ts injects itself, by name, for messages (features add theirs: extensions.ts). */
+const BUILT_IN_CONTEXT_TYPES: readonly Function[] = [
+  ContainerRequestContext,
+  UriInfo,
+  HttpHeaders,
+  SecurityContext,
+  ResourceInfo,
+  NodeIncomingMessage,
+  NodeServerResponse,
+  AbortSignal,
+];
+
+/**
+ * The resolver of one `@Context()` parameter or field, chosen once at start-up by its type. A type
+ * that is none of the injectable ones is refused here: handing such a parameter the internal
+ * request object (what happened before) let the method run with a value of the wrong shape, e.g.
+ * `sse.newEventBuilder is not a function` at request time. The usual cause is a class imported
+ * with `import type` (what `verbatimModuleSyntax` and lint autofixes produce): TypeScript then
+ * emits `Object` as its `design:paramtypes` entry (TypeScript handbook, "Decorators", metadata).
+ */
+function contextResolver(type: TypeToken | undefined, info: ResourceInfo, where: string, at: string): ArgResolver {
+  if (type === ContainerRequestContext) return (ex) => ex;
   if (type === UriInfo) return (ex) => new UriInfo(ex);
   if (type === HttpHeaders) return (ex) => new HttpHeaders(ex);
   if (type === SecurityContext) return (ex) => ex.securityContext;
@@ -276,5 +303,19 @@ function contextResolver(type: TypeToken | undefined, info: ResourceInfo, where:
   // Types added by features (extensions.ts), e.g. server-sent events' sink.
   const factory = contextFactory(type);
   if (factory !== undefined) return factory(info, where);
-  return (ex) => ex;
+  throw new ModelProblemError('PIPELINE_CONTEXT_TYPE_UNKNOWN', unknownContextType(type, at));
+}
+
+function unknownContextType(type: TypeToken | undefined, at: string): string {
+  const injectable = [...BUILT_IN_CONTEXT_TYPES, ...registeredContextTypes()].map((t) => typeName(t)).join(', ');
+  const declared = type === undefined ? 'no declared type' : `type ${typeName(type)}`;
+  const erased = type === undefined || type === Object || type === Function;
+  return (
+    `${at}: @Context() has ${declared}, which the pipeline cannot inject` +
+    (erased
+      ? `: if the class is imported with \`import type\` (or \`import { type X }\`, as verbatimModuleSyntax and lint autofixes write it), ` +
+        `TypeScript emits Object in its metadata: import it as a value, not with \`import type\`, or name it: @Context(UriInfo)`
+      : `: use one of the injectable types`) +
+    `. Injectable types: ${injectable}`
+  );
 }

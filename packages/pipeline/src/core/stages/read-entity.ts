@@ -38,22 +38,30 @@ function absent(param: EntityParam): undefined {
  * take the slots real ones need.
  */
 export function selectReader(body: BodyProviders, type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader {
-  const { readers, readerChoices: cache } = body;
+  const cache = body.readerChoices;
   const key = mediaTypeKey(mediaType);
   const hit = cache.get(type, key);
   if (hit !== undefined) return hit;
-  const chosen = chooseProvider(
-    readers,
-    (r) => r.isReadable(type, mediaType),
-    (r) => r.consumes,
-    mediaType,
-    body.builtin,
-  );
+  const chosen = readerFor(body, type, mediaType);
   if (chosen !== undefined) {
     cache.set(type, key, chosen);
     return chosen;
   }
   throw new NotSupportedError(`No reader for ${mediaType?.essence ?? 'a body without Content-Type'}`, { code: 'PIPE_NO_READER' });
+}
+
+/**
+ * The reader of `body` that would read `type` as `mediaType` (Jakarta REST 3.1 §4.2.1), or
+ * undefined; not cached. The request path's lookup, also asked by `build()` for declared types.
+ */
+export function readerFor(body: BodyProviders, type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader | undefined {
+  return chooseProvider(
+    body.readers,
+    (r) => r.isReadable(type, mediaType),
+    (r) => r.consumes,
+    mediaType,
+    body.builtin,
+  );
 }
 
 /**

@@ -4,6 +4,7 @@ import type { Exchange } from './exchange.js';
 import { APPLICATION_OCTET_STREAM, mediaTypeString, parseMediaType, type MediaType } from '../http/media-type.js';
 import { negotiate } from '../http/negotiation.js';
 import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from '../context/providers.js';
+import type { BodyProviders } from './model.js';
 import type { Response } from '../http/response.js';
 import { MAX_CACHED_TYPES, mediaTypeKey } from './provider-cache.js';
 import { chooseProvider } from './provider-choice.js';
@@ -117,7 +118,14 @@ export function typeOf(response: Response): TypeToken {
 
 /** First writer able to write `type` as `mediaType`, or undefined (not cached). */
 function findWriter(ex: Exchange, type: TypeToken, mediaType: MediaType): MessageBodyWriter | undefined {
-  const body = ex.rt.body;
+  return writerFor(ex.rt.body, type, mediaType);
+}
+
+/**
+ * The writer of `body` that would write `type` as `mediaType` (Jakarta REST 3.1 §4.2.2), or
+ * undefined; not cached. The request path's lookup, also asked by `build()` for declared types.
+ */
+export function writerFor(body: BodyProviders, type: TypeToken, mediaType: MediaType): MessageBodyWriter | undefined {
   return chooseProvider(
     body.writers,
     (w) => w.isWriteable(type, mediaType),

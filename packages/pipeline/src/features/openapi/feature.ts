@@ -1,5 +1,6 @@
 import type { Constructor, DynamicFeature, Feature, FeatureContext } from '../../core/context/providers.js';
-import type { ContainerRequestContext } from '../../core/context/request-context.js';
+// A value import: `@Context() request: ContainerRequestContext` needs the class in its metadata (`import type` emits Object).
+import { ContainerRequestContext } from '../../core/context/request-context.js';
 import type { ResourceInfo } from '../../core/context/resource-info.js';
 import { NotFoundError } from '../../core/http/errors.js';
 import type { Application } from '../../core/server/application.js';

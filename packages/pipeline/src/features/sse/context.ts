@@ -5,6 +5,7 @@
 import type { ResourceInfo } from '../../core/context/resource-info.js';
 import { parseMediaType } from '../../core/http/media-type.js';
 import { effectiveResource } from '../../core/model/metadata.js';
+import { ModelProblemError } from '../../core/model/model-problems.js';
 import { registerContextType } from '../../core/stages/extensions.js';
 import { sseOptionsOf } from './options.js';
 import { SseEventSink } from './sink.js';
@@ -14,15 +15,21 @@ const SSE = new Sse();
 
 registerContextType(Sse, () => () => SSE);
 
-registerContextType(SseEventSink, (info, where) => {
-  if (!producesEventStream(info)) {
-    throw new Error(
-      `${where} takes an SseEventSink but does not produce text/event-stream: add @Produces('text/event-stream') to the method (Jakarta REST 3.1 §9.3)`,
-    );
-  }
-  const options = sseOptionsOf(info);
-  return (ex) => new SseEventSink(ex, options);
-});
+registerContextType(
+  SseEventSink,
+  (info, where) => {
+    if (!producesEventStream(info)) {
+      throw new ModelProblemError(
+        'PIPELINE_SINK_WITHOUT_EVENT_STREAM',
+        `${where} takes an SseEventSink but does not produce text/event-stream: add @Produces('text/event-stream') to the method (Jakarta REST 3.1 §9.3)`,
+      );
+    }
+    const options = sseOptionsOf(info);
+    return (ex) => new SseEventSink(ex, options);
+  },
+  // Its stream is the response (sink.ts answers a void method with it): build() warns about a declared return value.
+  { answersRequest: true },
+);
 
 /** Does the method (or its class) declare `@Produces('text/event-stream')`? */
 function producesEventStream(info: ResourceInfo): boolean {

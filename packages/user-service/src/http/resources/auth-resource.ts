@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Consumes, Context, NotBlank, Path, POST, Produces, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { Consumes, Context, NotBlank, Path, POST, Produces, ContainerRequestContext } from '@jaxrs-node/pipeline';
 import type { AuthFailureGuard } from '../../domain/auth-failures.js';
 import { loginFailed } from '../../domain/auth.js';
 import type { BasicAuthenticator } from '../../domain/credentials.js';

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Context, GET, Path, Produces, QueryParam, Response, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { Context, GET, Path, Produces, QueryParam, Response, ContainerRequestContext } from '@jaxrs-node/pipeline';
 import type { ClientConcurrency } from '../../domain/client-concurrency.js';
 import { largeDataStream, parseLargeDataCount } from '../../domain/large-data.js';
 import { USER_JSON_SCHEMA } from '../../domain/user-schema.js';

@@ -15,7 +15,7 @@ import {
   Response,
   UriInfo,
   WebApplicationError,
-  type ContainerRequestContext,
+  ContainerRequestContext,
   type EntityTag,
   Link,
 } from '@jaxrs-node/pipeline';
