@@ -87,6 +87,15 @@ class Users extends UsersApi {
 }
 void Users;
 
+// Any built Response is a Response<T> and back; two different entity types are not.
+declare const plainResponse: Response;
+declare const userResponse: Response<User>;
+const typedFromPlain: Response<User> = plainResponse;
+const plainFromTyped: Response = userResponse;
+// @ts-expect-error a Response<User> is not a Response<string>
+const mismatched: Response<string> = userResponse;
+void [typedFromPlain, plainFromTyped, mismatched];
+
 declare const client: ContractClient<UsersApi>;
 declare const raw: ResponseContractClient<UsersApi>;
 

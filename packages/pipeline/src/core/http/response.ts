@@ -2,6 +2,9 @@ import type { CacheControl } from './cache-control.js';
 import { headerName } from './header-name.js';
 import type { NewCookie } from './new-cookie.js';
 
+/** The key of {@link Response}'s type-only entity mark. */
+const ENTITY_TYPE: unique symbol = Symbol('jaxrs-node.entityType');
+
 /** Outgoing headers: lower-case names, as passed to `ServerResponse.writeHead`. */
 export type OutgoingHeaders = Record<string, string | number | string[]>;
 
@@ -21,6 +24,12 @@ export type OutgoingHeaders = Record<string, string | number | string[]>;
  * }
  */
 export class Response<T = unknown> {
+  /**
+   * Carries `T` for the type checker only (declared: no value at run time). A method parameter's
+   * type is compared both ways, so any `Response` is a `Response<T>` and a `Response<User>` a
+   * `Response`, but a `Response<User>` is not a `Response<Order>`.
+   */
+  declare readonly [ENTITY_TYPE]?: { bivariant(entity: T): void }['bivariant'];
   status: number;
   entity: unknown;
   /** Lower-case header names. `content-type` is kept in sync with {@link Response.mediaType}. */
