@@ -70,23 +70,29 @@ type ClientArgument<P> = [NonNullable<P>] extends [never]
 /**
  * The parameters of a contract method as a client passes them: `A` without the parameters the
  * server supplies ({@link IsServerOnly}), in order (streams and multipart bodies widened as
- * {@link ClientArgument} says). An `AbortSignal` parameter stays: on the server
- * `@Context()` gives it the request's signal; from the client it is the call's signal. (A rest
- * parameter, which no resource method has, is left as declared.)
+ * {@link ClientArgument} says). An `AbortSignal` parameter stays: on the server `@Context()` gives
+ * it the request's signal; from the client it is the call's signal. A method with no such
+ * parameter keeps its parameter names; leaving some out loses them (TypeScript cannot keep the
+ * labels of a rebuilt tuple).
  * @example type P = ClientParameters<[id: number, ctx: ContainerRequestContext, key?: string]>; // [number, string?]
  */
-export type ClientParameters<A extends unknown[]> = number extends A['length']
+export type ClientParameters<A extends unknown[]> = true extends { [K in keyof A]: IsServerOnly<A[K]> }[number]
+  ? WithoutServerOnly<A>
+  : { [K in keyof A]: ClientArgument<A[K]> };
+
+/** `A` without its server-only elements (a rest parameter, which no resource method has, is left as declared). */
+type WithoutServerOnly<A extends unknown[]> = number extends A['length']
   ? A
   : A extends []
     ? []
     : A extends [infer H, ...infer R]
       ? IsServerOnly<H> extends true
-        ? ClientParameters<R>
-        : [ClientArgument<H>, ...ClientParameters<R>]
+        ? WithoutServerOnly<R>
+        : [ClientArgument<H>, ...WithoutServerOnly<R>]
       : A extends [(infer H)?, ...infer R]
         ? IsServerOnly<H> extends true
-          ? ClientParameters<R>
-          : [ClientArgument<H>?, ...ClientParameters<R>]
+          ? WithoutServerOnly<R>
+          : [ClientArgument<H>?, ...WithoutServerOnly<R>]
         : A;
 
 /**
