@@ -1,7 +1,7 @@
 /**
  * The type-level mark of what only the server supplies. The objects the pipeline injects into
- * `@Context()` parameters (Jakarta REST 3.1 §9.2: `UriInfo`, `HttpHeaders`, `SecurityContext`,
- * `ResourceInfo`, the request context; the SSE `Sse` and `SseEventSink`, §9.2.9) carry it, so a
+ * `@Context()` parameters (Jakarta REST 3.1 §10.2: `UriInfo`, `HttpHeaders`, `SecurityContext`,
+ * `ResourceInfo`, the request context; the SSE `Sse` and `SseEventSink`, §9.3) carry it, so a
  * typed client made from a contract (`ContractClient<T>` of `@jaxrs-node/pipeline/client`) leaves
  * those parameters out of its methods: the caller has nothing to pass for them. TypeScript cannot
  * see decorators; this mark is what it sees instead. It costs nothing at run time (a `declare`d

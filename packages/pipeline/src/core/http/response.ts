@@ -25,9 +25,9 @@ export type OutgoingHeaders = Record<string, string | number | string[]>;
  */
 export class Response<T = unknown> {
   /**
-   * Carries `T` for the type checker only (declared: no value at run time). A method parameter's
-   * type is compared both ways, so any `Response` is a `Response<T>` and a `Response<User>` a
-   * `Response`, but a `Response<User>` is not a `Response<Order>`.
+   * Carries `T` for the type checker only (declared: no value at run time). A method's parameter
+   * types are compared both ways (method bivariance), so any `Response` is a `Response<T>` and a
+   * `Response<User>` a `Response`, but a `Response<User>` is not a `Response<Order>`.
    */
   declare readonly [ENTITY_TYPE]?: { bivariant(entity: T): void }['bivariant'];
   status: number;
