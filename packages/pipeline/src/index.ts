@@ -55,6 +55,7 @@ export type {
 } from './core/context/providers.js';
 export { ContainerRequestContext } from './core/context/request-context.js';
 export { ResourceInfo } from './core/context/resource-info.js';
+export type { ServerOnly } from './core/context/server-only.js';
 export { Response, ResponseBuilder } from './core/http/response.js';
 export type { OutgoingHeaders } from './core/http/response.js';
 export type { EntityTagLike } from './core/http/response.js';

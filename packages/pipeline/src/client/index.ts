@@ -13,7 +13,7 @@ import './undici.js';
 
 export { Client, ClientBuilder, clientOf, createClient, withCallOptions } from './client.js';
 export type { CallOptions, ClientOptions, PropagationRule } from './options.js';
-export type { Contract, ContractClient, ProxiedResult, ResponseContractClient } from './proxy.js';
+export type { ClientParameters, Contract, ContractClient, ProxiedResult, ResponseContractClient } from './proxy.js';
 export { ClientEntity, InvocationBuilder, WebTarget } from './target.js';
 export { ClientRequestContext } from './request-context.js';
 export type { ClientHeaders } from './request-context.js';

@@ -40,9 +40,10 @@ export interface ClientOptions {
   /** Headers sent with every request (a request's own value wins). */
   headers?: Readonly<Record<string, string>>;
   /**
-   * Headers carried over from the server request a call is made for: a contract method's
-   * `@Context() request: ContainerRequestContext` argument, `withCallOptions(proxy, { request })`, or
-   * `propagateFrom(request)` on the fluent API. A request's own value wins.
+   * Headers carried over from the server request a call is made for: `withCallOptions(proxy, {
+   * request })` on a typed client (a contract's `@Context()` request parameter is the server's, not
+   * an argument of the client), or `propagateFrom(request)` on the fluent API. A request's own value
+   * wins.
    * @example propagate: ['x-request-id', 'traceparent', (req) => ({ 'x-tenant': req.securityContext.principal?.name })]
    */
   propagate?: readonly PropagationRule[];

@@ -7,15 +7,19 @@
  * fails there, naming the class and the member.
  */
 import 'reflect-metadata';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Readable } from 'node:stream';
 import type { Constructor, ParamConverterProvider, ParamInfo, TypeToken } from '../core/context/providers.js';
-import { ContainerRequestContext } from '../core/context/request-context.js';
 import { ResourceInfo, type NameBindingDecorator } from '../core/context/resource-info.js';
+import type { ServerOnly } from '../core/context/server-only.js';
 import { Response, ResponseBuilder } from '../core/http/response.js';
 import { beanFields } from '../core/model/bean-meta.js';
 import { effectiveResource, type MethodMeta, type ParamMeta } from '../core/model/metadata.js';
 import { UriBuilder } from '../core/model/uri-builder.js';
 import { compileTemplate, joinPaths } from '../core/routing/path-template.js';
 import { typeName } from '../core/util/type-name.js';
+import { apiMeta } from '../features/openapi/decorators.js';
+import type { EntityPart } from '../multipart/entity-part.js';
 import { call, type CallInput } from './invoke.js';
 import type { CallOptions } from './options.js';
 import { eachValue, textFor, type ToText } from './params.js';
@@ -29,30 +33,92 @@ import type { ClientState } from './state.js';
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Contract<T = unknown> = abstract new (...args: any[]) => T;
 
-/** What a contract method resolves with on the client: its entity (a `Response` return is untyped). @example type U = ProxiedResult<User>; // User */
-export type ProxiedResult<R> = R extends Response | ResponseBuilder ? unknown : R;
+/**
+ * What a contract method resolves with on the client: its entity. A `Response<T>` return gives `T`
+ * (the entity the method declares, e.g. `create(...): Promise<Response<User>>` gives `User`); a
+ * plain `Response` or a `ResponseBuilder` is untyped (`unknown`).
+ * @example type U = ProxiedResult<Response<User>>; // User
+ */
+export type ProxiedResult<R> = R extends Response<infer E> ? E : R extends ResponseBuilder ? unknown : R;
 
 /**
- * The typed client of a contract `T`: each method takes the contract method's parameters and
- * resolves with its (awaited) return type, the entity read from the response; error statuses
- * reject (`ResponseExceptionMapper`s, else `ClientResponseError`). The entity is read as the
- * method's declared return type when TypeScript emits one (a class such as `Readable`, `String` or
- * a reader's token, on a method that does not return a Promise), else by the response's media type.
+ * Is a parameter of type `P` one the server supplies: a {@link ServerOnly} type (what `@Context()`
+ * injects: `ContainerRequestContext`, `UriInfo`, `HttpHeaders`, `SecurityContext`, `ResourceInfo`,
+ * `Sse`, `SseEventSink`) or Node's own request or response? (`any` and `unknown` are not.)
+ */
+type IsServerOnly<P> = 0 extends 1 & P
+  ? false
+  : [NonNullable<P>] extends [never]
+    ? false
+    : [NonNullable<P>] extends [ServerOnly | IncomingMessage | ServerResponse]
+      ? true
+      : false;
+
+/**
+ * What a client may pass for a parameter declared `P`: a streamed body (`Readable`) may also be any
+ * async iterable of chunks, and a multipart body (`MultipartBody`, an async iterable of parts) a
+ * list of `EntityPart`s, which `ClientMultipartFeature` sends; anything else as declared.
+ */
+type ClientArgument<P> = [NonNullable<P>] extends [never]
+  ? P
+  : [NonNullable<P>] extends [Readable]
+    ? P | AsyncIterable<Uint8Array | string>
+    : [NonNullable<P>] extends [AsyncIterable<EntityPart>]
+      ? P | readonly EntityPart[]
+      : P;
+
+/**
+ * The parameters of a contract method as a client passes them: `A` without the parameters the
+ * server supplies ({@link IsServerOnly}), in order (streams and multipart bodies widened as
+ * {@link ClientArgument} says). An `AbortSignal` parameter stays: on the server `@Context()` gives
+ * it the request's signal; from the client it is the call's signal. A method with no such
+ * parameter keeps its parameter names; leaving some out loses them (TypeScript cannot keep the
+ * labels of a rebuilt tuple).
+ * @example type P = ClientParameters<[id: number, ctx: ContainerRequestContext, key?: string]>; // [number, string?]
+ */
+export type ClientParameters<A extends unknown[]> = true extends { [K in keyof A]: IsServerOnly<A[K]> }[number]
+  ? WithoutServerOnly<A>
+  : { [K in keyof A]: ClientArgument<A[K]> };
+
+/** `A` without its server-only elements (a rest parameter, which no resource method has, is left as declared). */
+type WithoutServerOnly<A extends unknown[]> = number extends A['length']
+  ? A
+  : A extends []
+    ? []
+    : A extends [infer H, ...infer R]
+      ? IsServerOnly<H> extends true
+        ? WithoutServerOnly<R>
+        : [ClientArgument<H>, ...WithoutServerOnly<R>]
+      : A extends [(infer H)?, ...infer R]
+        ? IsServerOnly<H> extends true
+          ? WithoutServerOnly<R>
+          : [ClientArgument<H>?, ...WithoutServerOnly<R>]
+        : A;
+
+/**
+ * The typed client of a contract `T`: each method takes the contract method's parameters, less the
+ * ones the server supplies ({@link ClientParameters}), and resolves with its (awaited) return type,
+ * the entity read from the response ({@link ProxiedResult}); error statuses reject
+ * (`ResponseExceptionMapper`s, else `ClientResponseError`). The entity is read as the method's
+ * declared return type when TypeScript emits one (a class such as `Readable`, `String` or a
+ * reader's token, on a method that does not return a Promise), else as the `type` of its
+ * `@ApiResponse` for the status, else by the response's media type.
  * @example const users: ContractClient<UserContract> = client.proxy(UserContract);
  */
 export type ContractClient<T> = {
   [K in keyof T as T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends (...args: infer A) => infer R
-    ? (...args: A) => Promise<ProxiedResult<Awaited<R>>>
+    ? (...args: ClientParameters<A>) => Promise<ProxiedResult<Awaited<R>>>
     : never;
 };
 
 /**
- * Like {@link ContractClient}, but each method resolves with the {@link ClientResponse} (status, headers, entity), whatever its status.
- * @example const r = await client.responseProxy(UserContract).create(body); r.getHeader('location');
+ * Like {@link ContractClient}, but each method resolves with the {@link ClientResponse} (status,
+ * headers, entity), whatever its status; its `readEntity()` is typed with the method's entity.
+ * @example const r = await client.responseProxy(UserContract).create(body); r.getHeader('location'); const user = await r.readEntity();
  */
 export type ResponseContractClient<T> = {
-  [K in keyof T as T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends (...args: infer A) => unknown
-    ? (...args: A) => Promise<ClientResponse>
+  [K in keyof T as T[K] extends (...args: never[]) => unknown ? K : never]: T[K] extends (...args: infer A) => infer R
+    ? (...args: ClientParameters<A>) => Promise<ClientResponse<ProxiedResult<Awaited<R>>>>
     : never;
 };
 
@@ -62,6 +128,7 @@ type ArgPlan =
   | { readonly kind: 'query' | 'header' | 'cookie' | 'form'; readonly name: string; readonly text: ToText }
   | { readonly kind: 'entity'; readonly type: TypeToken | undefined }
   | { readonly kind: 'bean'; readonly fields: ReadonlyArray<{ readonly key: string; readonly plan: ArgPlan }> }
+  /** A `@Context() signal: AbortSignal` parameter (the others are the server's: not planned). */
   | { readonly kind: 'context' };
 
 /** One contract method, ready to call. */
@@ -76,6 +143,8 @@ export interface MethodPlan {
   readonly accept: string | undefined;
   readonly contentType: string | undefined;
   readonly returnType: TypeToken;
+  /** The entity type per 2xx status from `@ApiResponse(status, { type })`, for a method whose return type says nothing. */
+  readonly entityTypes: ReadonlyMap<number, TypeToken> | undefined;
   readonly chains: ClientChains;
 }
 
@@ -138,6 +207,10 @@ function planMethod(
       entity = true;
     }
     if (plan.kind === 'form' || (plan.kind === 'bean' && hasForm(plan))) form = true;
+    // What the server supplies is no argument of the client's method (ClientParameters leaves it
+    // out of the type): every @Context() parameter but the AbortSignal, the one the server also
+    // tells by its token (its design type is exact: a global class, never an `import type`).
+    if (plan.kind === 'context' && (p.type ?? designTypes[i]) !== AbortSignal) continue;
     args.push(plan);
   }
   if (entity && form)
@@ -147,6 +220,7 @@ function planMethod(
   const produces = meta.produces ?? classProduces;
   const consumes = (meta.consumes ?? classConsumes)?.flatMap((c) => c.split(',')).map((c) => c.trim());
   const declared = getMetadata('design:returntype', proto, info.methodName) as unknown;
+  const untyped = UNTYPED.has(declared) || typeof declared !== 'function';
   return {
     name: info.methodName,
     info,
@@ -156,9 +230,23 @@ function planMethod(
     args,
     accept: produces === undefined || produces.length === 0 ? undefined : produces.join(', '),
     contentType: consumes?.find((c) => !c.includes('*')),
-    returnType: UNTYPED.has(declared) || typeof declared !== 'function' ? Object : (declared as TypeToken),
+    returnType: untyped ? Object : (declared as TypeToken),
+    entityTypes: untyped ? documentedTypes(info.resourceClass, info.methodName) : undefined,
     chains: state.providers.chainsFor(info.bindings),
   };
+}
+
+/**
+ * The entity classes `@ApiResponse(status, { type })` declares for the 2xx statuses of a method
+ * (a `Response`-returning method's only statement of its entity's class), or undefined.
+ */
+function documentedTypes(cls: Constructor, method: string): ReadonlyMap<number, TypeToken> | undefined {
+  let types: Map<number, TypeToken> | undefined;
+  for (const [status, { type }] of apiMeta(cls, method)?.responses ?? []) {
+    if (typeof status !== 'number' || status < 200 || status > 299 || typeof type !== 'function' || UNTYPED.has(type)) continue;
+    (types ??= new Map()).set(status, type);
+  }
+  return types;
 }
 
 function hasForm(plan: Extract<ArgPlan, { kind: 'bean' }>): boolean {
@@ -215,7 +303,6 @@ interface Parts {
   entity: unknown;
   entityType: TypeToken | undefined;
   signal: AbortSignal | undefined;
-  from: ContainerRequestContext | undefined;
 }
 
 const scratch: string[] = [];
@@ -231,8 +318,8 @@ function apply(plan: ArgPlan, value: unknown, parts: Parts): void {
       if (plan.type !== undefined) parts.entityType = plan.type;
       return;
     case 'context':
+      // Only an AbortSignal parameter is planned as an argument: the call's signal.
       if (value instanceof AbortSignal) parts.signal = value;
-      else if (value instanceof ContainerRequestContext) parts.from = value;
       return;
     case 'bean':
       if (value === undefined || value === null) return;
@@ -279,7 +366,8 @@ function invoke(
     return Promise.reject(e as Error);
   }
   if (raw) return call(state, input, (r) => r);
-  return call(state, input, (r) => entityResult(r, plan.returnType, plan.chains));
+  const types = plan.entityTypes;
+  return call(state, input, (r) => entityResult(r, types?.get(r.status) ?? plan.returnType, plan.chains));
 }
 
 /** The request a contract method's plan and arguments describe. */
@@ -295,7 +383,6 @@ function request(state: ClientState, plan: MethodPlan, args: readonly unknown[],
     entity: undefined,
     entityType: undefined,
     signal: undefined,
-    from: undefined,
   };
   const n = Math.min(args.length, plan.args.length);
   for (let i = 0; i < n; i++) apply(plan.args[i]!, args[i], parts);
@@ -324,7 +411,6 @@ function request(state: ClientState, plan: MethodPlan, args: readonly unknown[],
     resourceInfo: plan.info,
     chains: plan.chains,
     options,
-    propagateFrom: parts.from,
     signal: parts.signal,
   };
 }

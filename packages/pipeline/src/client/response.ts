@@ -41,11 +41,14 @@ export type EntityOf<T> = T extends StringConstructor
  * A response as the client received it (JAX-RS client `Response` and `ClientResponseContext`):
  * status and headers, and the entity, read once through the readers with {@link readEntity}.
  * Response filters may change the status and headers or replace {@link entityStream}.
+ * `T` is the entity type a typed client knows for it (a contract method returning `Response<User>`
+ * gives a `ClientResponse<User>` from `responseProxy`): what {@link readEntity} without a type
+ * resolves with. It is not checked against the bytes: a JSON reader gives JSON values.
  * @example
  * const r = await client.target(base).path('users').request('application/json').post({ name: 'Ada' });
  * if (r.status === 201) console.log(r.getHeader('location'), await r.readEntity());
  */
-export class ClientResponse {
+export class ClientResponse<T = unknown> {
   status: number;
   /** Response headers, lower-case names (`set-cookie` is a list). */
   headers: IncomingHttpHeaders;
@@ -127,10 +130,12 @@ export class ClientResponse {
    * be read once; call {@link bufferEntity} first to read them again.
    * @throws ClientProcessingError `CLIENT_RESPONSE_UNREADABLE` (no reader, bad bytes),
    *   `CLIENT_RESPONSE_TOO_LARGE`, `CLIENT_ENTITY_CONSUMED`, or a transport failure of the body.
+   * Without `type`, it resolves as the response's entity type `T` (see the class), or as the type
+   * argument given.
    * @example const users = await response.readEntity<User[]>();
    */
   readEntity<C extends TypeToken>(type: C): Promise<EntityOf<C>>;
-  readEntity<T = unknown>(): Promise<T>;
+  readEntity<E = T>(): Promise<E>;
   async readEntity(type: TypeToken = Object): Promise<unknown> {
     if (this.value !== undefined) return valueAs(this.value.entity, type);
     const input = this.take();

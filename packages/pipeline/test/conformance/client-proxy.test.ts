@@ -84,7 +84,7 @@ abstract class ThingsContract {
   @GET('segment/{name}') segment(@PathParam('name') _name: string): Promise<{ name: string }> {
     return unused();
   }
-  @POST() @Consumes('application/json') create(@Entity(NewThing) _body: NewThing): Promise<Thing> {
+  @POST() @Consumes('application/json') create(@Entity(NewThing) _body: NewThing): Promise<Response<Thing>> {
     return unused();
   }
   @PUT('{id}/note') @Consumes('text/plain') @Produces('text/plain') note(@PathParam('id') _id: number, _text: string): Promise<string> {
@@ -131,10 +131,10 @@ class ThingsResource extends ThingsContract {
   override async segment(name: string) {
     return { name };
   }
-  override create(body: NewThing): Promise<Thing> {
+  override create(body: NewThing): Promise<Response<Thing>> {
     const thing = { id: this.things.size + 1, name: body.name, tags: body.tags ?? [] };
     this.things.set(thing.id, thing);
-    return Promise.resolve(Response.created(`/things/${thing.id}`).entity(thing).build() as unknown as Thing);
+    return Promise.resolve(Response.created(`/things/${thing.id}`).entity(thing).build());
   }
   override async note(id: number, text: string) {
     return `${id}: ${text.toUpperCase()}`;
@@ -234,7 +234,7 @@ describe.each(CLIENT_TRANSPORTS)('typed client from a shared contract (%s)', (tr
     const gen = async function* () {
       for (let i = 0; i < 4; i++) yield Buffer.alloc(1000);
     };
-    expect(await things().upload(gen() as unknown as Readable)).toEqual({ bytes: 4000 });
+    expect(await things().upload(gen())).toEqual({ bytes: 4000 });
   });
 
   it('a streamed download: a method declared to return Readable resolves with the body stream', async () => {

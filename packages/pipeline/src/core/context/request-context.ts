@@ -7,6 +7,7 @@ import { evaluatePreconditions, type PreconditionState } from '../http/entity-ta
 import { headerName } from '../http/header-name.js';
 import { paramsObject } from '../routing/router.js';
 import { listGet, listNames, listRemove, listSet } from '../util/property-list.js';
+import { SERVER_ONLY, type ServerOnly } from './server-only.js';
 
 /** Request phases; method/URI/headers may change only before matching (JAX-RS 6.4). */
 export const Phase = { PreMatching: 0, PostMatching: 1, Responding: 2 } as const;
@@ -35,7 +36,9 @@ export function isAbortReason(ctx: ContainerRequestContext, error: unknown): boo
  * One per request; every field is initialised in the constructor so V8 keeps one shape, and the
  * costly views (query, cookies, media types, properties) are built only when asked for.
  */
-export class ContainerRequestContext {
+export class ContainerRequestContext implements ServerOnly {
+  /** Injected by the server: a typed client leaves such a parameter out ({@link ServerOnly}). */
+  declare readonly [SERVER_ONLY]: true;
   readonly raw: IncomingMessage;
   readonly rawResponse: ServerResponse;
   phase: Phase;

@@ -1,4 +1,5 @@
 import type { Constructor } from './providers.js';
+import { SERVER_ONLY, type ServerOnly } from './server-only.js';
 
 /**
  * A binding decorator created by `NameBinding`. Put it on a provider class to bind the
@@ -13,7 +14,9 @@ export interface NameBindingDecorator<A extends unknown[] = unknown[]> {
  * What the pipeline knows about a matched resource method (JAX-RS `ResourceInfo`), built once at
  * start-up and shared by every request to that method.
  */
-export class ResourceInfo {
+export class ResourceInfo implements ServerOnly {
+  /** Injected by the server: a typed client leaves such a parameter out ({@link ServerOnly}). */
+  declare readonly [SERVER_ONLY]: true;
   constructor(
     readonly resourceClass: Constructor,
     readonly methodName: string,

@@ -1,3 +1,5 @@
+import { SERVER_ONLY, type ServerOnly } from './server-only.js';
+
 /** The authenticated caller. */
 export interface Principal {
   readonly name: string;
@@ -9,7 +11,9 @@ export interface Principal {
  * @example
  * ctx.securityContext = SecurityContext.of({ name: 'alice' }, ['ADMIN'], 'Bearer');
  */
-export class SecurityContext {
+export class SecurityContext implements ServerOnly {
+  /** Injected by the server: a typed client leaves such a parameter out ({@link ServerOnly}). */
+  declare readonly [SERVER_ONLY]: true;
   constructor(
     readonly principal: Principal | undefined,
     readonly roles: ReadonlySet<string>,

@@ -2,6 +2,7 @@ import { BadRequestError } from '../http/errors.js';
 import { lastValueMemo } from '../util/memo.js';
 import type { ContainerRequestContext } from './request-context.js';
 import { UriBuilder } from './uri-builder.js';
+import { SERVER_ONLY, type ServerOnly } from './server-only.js';
 
 /**
  * uri-host [":" port] (RFC 3986 §3.2.2-3.2.3): an IP literal (IPv6 with an optional `%25` zone,
@@ -26,7 +27,9 @@ export function invalidHost(): BadRequestError {
 }
 
 /** JAX-RS `UriInfo`: the request URI and its parts, for `@Context() uri: UriInfo`. */
-export class UriInfo {
+export class UriInfo implements ServerOnly {
+  /** Injected by the server: a typed client leaves such a parameter out ({@link ServerOnly}). */
+  declare readonly [SERVER_ONLY]: true;
   constructor(private readonly ctx: ContainerRequestContext) {}
   /** Raw request path (percent-encoded). */
   get path(): string {

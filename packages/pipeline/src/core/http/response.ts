@@ -2,16 +2,34 @@ import type { CacheControl } from './cache-control.js';
 import { headerName } from './header-name.js';
 import type { NewCookie } from './new-cookie.js';
 
+/** The key of {@link Response}'s type-only entity mark. */
+const ENTITY_TYPE: unique symbol = Symbol('jaxrs-node.entityType');
+
 /** Outgoing headers: lower-case names, as passed to `ServerResponse.writeHead`. */
 export type OutgoingHeaders = Record<string, string | number | string[]>;
 
 /**
  * An HTTP response a resource method, filter or mapper can return (JAX-RS `Response`).
- * Build one with the fluent {@link ResponseBuilder}:
+ * Build one with the fluent {@link ResponseBuilder}.
+ *
+ * `T` declares the entity of the method's successful answer for typed clients (a method declared
+ * `create(...): Promise<Response<User>>` gives a client method resolving with `User`, and a
+ * `ClientResponse<User>` from `responseProxy`). It is a statement about the contract only: any
+ * built `Response` (a 304 from `evaluatePreconditions` too) can be returned as a `Response<T>`, and
+ * `entity` stays `unknown` for filters and writers. Without it, `Response` is `Response<unknown>`.
  * @example
- * return Response.created(`/api/users/${user.id}`).entity(user).build();
+ * \@POST() create(body: NewUser): Response<User> {
+ *   const user = this.users.add(body);
+ *   return Response.created(`/api/users/${user.id}`).entity(user).build();
+ * }
  */
-export class Response {
+export class Response<T = unknown> {
+  /**
+   * Carries `T` for the type checker only (declared: no value at run time). A method's parameter
+   * types are compared both ways (method bivariance), so any `Response` is a `Response<T>` and a
+   * `Response<User>` a `Response`, but a `Response<User>` is not a `Response<Order>`.
+   */
+  declare readonly [ENTITY_TYPE]?: { bivariant(entity: T): void }['bivariant'];
   status: number;
   entity: unknown;
   /** Lower-case header names. `content-type` is kept in sync with {@link Response.mediaType}. */

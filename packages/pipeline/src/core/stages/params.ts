@@ -13,6 +13,7 @@ import { truncate, typeName } from '../util/type-name.js';
 import { Int } from '../../providers/type-tokens.js';
 import { contextFactory, registeredContextTypes } from './extensions.js';
 import { ModelProblemError } from '../model/model-problems.js';
+import { SERVER_ONLY, type ServerOnly } from '../context/server-only.js';
 
 type Convert = (raw: string) => unknown;
 
@@ -252,7 +253,9 @@ const HTTP_DATE =
 const daysIn = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
 /** The JAX-RS "headers" view for `@Context()`. */
-export class HttpHeaders {
+export class HttpHeaders implements ServerOnly {
+  /** Injected by the server: a typed client leaves such a parameter out ({@link ServerOnly}). */
+  declare readonly [SERVER_ONLY]: true;
   constructor(private readonly ctx: ContainerRequestContext) {}
   get(name: string): string | undefined {
     return this.ctx.getHeader(name);

@@ -10,6 +10,7 @@ import { OutboundSseEvent } from './event.js';
 import { joinHeartbeat } from './heartbeat.js';
 import type { ResolvedSseOptions } from './options.js';
 import { SseClosedError, type SseCloseReason } from './sse-closed-error.js';
+import { SERVER_ONLY, type ServerOnly } from '../../core/context/server-only.js';
 
 /** The comment sent when a stream was quiet for a heartbeat interval (WHATWG HTML §9.2.7). */
 const HEARTBEAT = Buffer.from(':\n\n');
@@ -66,7 +67,9 @@ class EventStream extends Readable {
  *   sink.close();
  * }
  */
-export class SseEventSink {
+export class SseEventSink implements ServerOnly {
+  /** Injected by the server: a typed client leaves such a parameter out ({@link ServerOnly}). */
+  declare readonly [SERVER_ONLY]: true;
   private state: 'open' | 'ending' | 'ended' = 'open';
   private reason: SseCloseReason | undefined;
   private queue: Entry[] = [];

@@ -1,6 +1,7 @@
 import { HeaderParam, type ParamDecorator } from '../../decorators/params.js';
 import { SseBroadcaster } from './broadcaster.js';
 import { OutboundSseEvent, type OutboundSseEventBuilder } from './event.js';
+import { SERVER_ONLY, type ServerOnly } from '../../core/context/server-only.js';
 
 /**
  * The entry point for building events and broadcasters (Jakarta REST 2.1 `Sse`), injected with
@@ -10,7 +11,9 @@ import { OutboundSseEvent, type OutboundSseEventBuilder } from './event.js';
  * sink.send(sse.newEvent('progress', '3/10'));                    // event: progress / data: 3/10
  * sink.send(sse.newEventBuilder().id('3').data('x').reconnectDelay(5000).build());
  */
-export class Sse {
+export class Sse implements ServerOnly {
+  /** Injected by the server: a typed client leaves such a parameter out ({@link ServerOnly}). */
+  declare readonly [SERVER_ONLY]: true;
   /** A builder for an event with more fields than data and name. */
   newEventBuilder(): OutboundSseEventBuilder {
     return OutboundSseEvent.builder();

@@ -42,7 +42,7 @@ export class AsyncUsersResource {
     @Entity(Object, { optional: true }) body: unknown,
     @Context() uri: UriInfo,
     @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string,
-  ): Promise<Response> {
+  ): Promise<Response<Job>> {
     const location = (jobId: number) => uri.baseUriBuilder().path(AsyncUsersResource).path(AsyncUsersResource, 'job').build(jobId);
     const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
       this.jobs.submit(
@@ -54,12 +54,12 @@ export class AsyncUsersResource {
   }
 
   @GET('status')
-  status(): unknown {
+  status(): Job | typeof NO_JOB_STATUS {
     return this.jobs.latest() ?? NO_JOB_STATUS;
   }
 
   @GET('jobs/{id}')
-  job(@PathParam('id') id: string): unknown {
+  job(@PathParam('id') id: string): Job {
     return this.jobs.get(id);
   }
 

@@ -14,6 +14,13 @@ export class LoginRequest {
 }
 
 /** `POST /api/auth/login`: the admin account's credentials in, a signed bearer token out. */
+/** The body of a successful login (SPEC Authentication). */
+export interface TokenAnswer {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+}
+
 @injectable()
 @Path('/api/auth')
 @Produces('application/json')
@@ -27,7 +34,7 @@ export class AuthResource {
 
   @POST('login')
   @Consumes('application/json')
-  async login(body: LoginRequest, @Context() ctx: ContainerRequestContext): Promise<unknown> {
+  async login(body: LoginRequest, @Context() ctx: ContainerRequestContext): Promise<TokenAnswer> {
     // Validated in the pipeline's VALIDATION slot: both fields present, strings, not blank.
     const { username, password } = body;
     const verify = async () => {

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
 import { MultipartBody } from '@jaxrs-node/pipeline/multipart';
-import { downloadHeaders, type FileStore } from '../../domain/files.js';
+import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files.js';
 import { TOKENS } from '../tokens.js';
 
 /**
@@ -18,7 +18,7 @@ export class FilesResource {
   @POST('upload')
   @Consumes('multipart/form-data')
   @Produces('application/json')
-  async upload(parts: MultipartBody, @Context() uri: UriInfo): Promise<Response> {
+  async upload(parts: MultipartBody, @Context() uri: UriInfo): Promise<Response<FileRecord>> {
     // On 413/400 the body may be partly unread: the pipeline then closes the connection.
     const record = await this.files.receive(parts);
     return Response.created(uri.baseUriBuilder().path(FilesResource).path(FilesResource, 'metadata').build(record.id))
@@ -28,7 +28,7 @@ export class FilesResource {
 
   @GET('{id}')
   @Produces('application/json')
-  metadata(@PathParam('id') id: string): unknown {
+  metadata(@PathParam('id') id: string): FileRecord {
     return this.files.get(id);
   }
 

@@ -22,6 +22,9 @@ import {
 import type { IdempotencyService } from '../../domain/idempotency.js';
 import type { OrderService } from '../../domain/orders.js';
 import type { UserService, WriteOptions } from '../../domain/users.js';
+import type { OrderRepresentation } from '../../domain/orders-model.js';
+import type { Page } from '../../domain/paging.js';
+import type { AnyUserRepresentation, UserRepresentation, VariantUserRepresentation } from '../../domain/users-representation.js';
 import { RateLimited } from '../bindings.js';
 import { NewOrder, OrderStatusChange } from '../entities/orders.js';
 import { UserInput, UserPatch, VariantUserInput } from '../entities/users.js';
@@ -48,7 +51,7 @@ export class UsersResource {
   ) {}
 
   @GET()
-  list(@BeanParam() query: UserListQuery): unknown {
+  list(@BeanParam() query: UserListQuery): UserRepresentation[] | Response<Page<UserRepresentation>> {
     const { email } = query;
     if (query.paged) {
       const result = this.users.page(query.pageRequest, { email });
@@ -68,7 +71,11 @@ export class UsersResource {
 
   @POST()
   @Consumes('application/json')
-  async create(body: UserInput, @Context() uri: UriInfo, @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string): Promise<Response> {
+  async create(
+    body: UserInput,
+    @Context() uri: UriInfo,
+    @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string,
+  ): Promise<Response<UserRepresentation>> {
     const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
       this.users.create(
         body,
@@ -81,21 +88,25 @@ export class UsersResource {
   /** The variant resource: `{name, email}` in, `{id, name, email}` out. */
   @POST('create')
   @Consumes('application/json')
-  async createVariant(body: VariantUserInput, @Context() uri: UriInfo): Promise<Response> {
+  async createVariant(body: VariantUserInput, @Context() uri: UriInfo): Promise<Response<VariantUserRepresentation>> {
     const user = await this.users.createVariant(body);
     return Response.created(userUri(uri, user.id)).entity(user).build();
   }
 
   /** With a strong `ETag`; `If-None-Match` (and `If-Modified-Since`-free) conditional GET answers 304. */
   @GET('{id}')
-  get(@PathParam('id', { type: Id }) id: number, @Context() ctx: ContainerRequestContext): Response {
+  get(@PathParam('id', { type: Id }) id: number, @Context() ctx: ContainerRequestContext): Response<AnyUserRepresentation> {
     const { user, tag } = this.users.getTagged(id);
     return ctx.evaluatePreconditions({ tag }) ?? Response.ok(user).header('etag', tag.toString()).build();
   }
 
   @PUT('{id}')
   @Consumes('application/json')
-  async replace(@PathParam('id', { type: Id }) id: number, body: UserInput, @Context() ctx: ContainerRequestContext): Promise<Response> {
+  async replace(
+    @PathParam('id', { type: Id }) id: number,
+    body: UserInput,
+    @Context() ctx: ContainerRequestContext,
+  ): Promise<Response<AnyUserRepresentation>> {
     const tagged = conditional(ctx);
     return tagged.respond(await this.users.replace(id, body, tagged.options));
   }
@@ -103,7 +114,11 @@ export class UsersResource {
   /** RFC 7396 JSON merge patch (`application/merge-patch+json`, or plain JSON). */
   @PATCH('{id}')
   @Consumes('application/merge-patch+json', 'application/json')
-  async patch(@PathParam('id', { type: Id }) id: number, body: UserPatch, @Context() ctx: ContainerRequestContext): Promise<Response> {
+  async patch(
+    @PathParam('id', { type: Id }) id: number,
+    body: UserPatch,
+    @Context() ctx: ContainerRequestContext,
+  ): Promise<Response<AnyUserRepresentation>> {
     const tagged = conditional(ctx);
     return tagged.respond(await this.users.patch(id, body, tagged.options));
   }
@@ -126,7 +141,7 @@ export class UsersResource {
     body: NewOrder,
     @Context() uri: UriInfo,
     @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string,
-  ): Promise<Response> {
+  ): Promise<Response<OrderRepresentation>> {
     const location = (orderId: number) => uri.baseUriBuilder().path(UsersResource).path(UsersResource, 'getOrder').build(id, orderId);
     const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
       this.orders.createForUser(
@@ -139,7 +154,7 @@ export class UsersResource {
   }
 
   @GET('{id}/orders/{orderId}')
-  getOrder(@PathParam('id', { type: Id }) id: number, @PathParam('orderId', { type: Id }) orderId: number): unknown {
+  getOrder(@PathParam('id', { type: Id }) id: number, @PathParam('orderId', { type: Id }) orderId: number): OrderRepresentation {
     return this.orders.getForUser(id, orderId);
   }
 
@@ -150,7 +165,7 @@ export class UsersResource {
     @PathParam('id', { type: Id }) id: number,
     @PathParam('orderId', { type: Id }) orderId: number,
     body: OrderStatusChange,
-  ): Promise<unknown> {
+  ): Promise<OrderRepresentation> {
     return this.orders.transition(id, orderId, body.status);
   }
 }
