@@ -71,6 +71,12 @@ const USER_PAGE: JsonSchema = {
   },
 };
 
+/** The job's event stream, at its path and at its deprecated first path. */
+const JOB_EVENTS: Record<string, ApiResponseOptions> = {
+  200: { type: { type: 'string' }, mediaTypes: ['text/event-stream'], description: 'progress events' },
+  204: { description: 'The client has seen the end (Last-Event-ID)' },
+};
+
 /** The feature's options: exported for tests, which read the document the service serves. */
 export const SERVICE_OPENAPI: OpenApiOptions = {
   info: { title: 'User service', version: '1.0.0', description: 'The reference server of @jaxrs-node/pipeline' },
@@ -198,12 +204,8 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
     },
     'AsyncUsersResource.status': { responses: { 200: { type: OBJECT } } },
     'AsyncUsersResource.job': { responses: { 200: { type: OBJECT } } },
-    'AsyncUsersResource.events': {
-      responses: {
-        200: { type: { type: 'string' }, mediaTypes: ['text/event-stream'], description: 'progress events' },
-        204: { description: 'The client has seen the end (Last-Event-ID)' },
-      },
-    },
+    'AsyncUsersResource.events': { responses: JOB_EVENTS },
+    'AsyncUsersResource.legacyEvents': { responses: JOB_EVENTS },
   },
 };
 
