@@ -87,6 +87,28 @@ interface Received {
   data: { status?: string; processed?: number };
 }
 
+/** The first `n` events of a stream (as `event`/`id` pairs), then the connection is closed. */
+async function firstEvents(url: string, headers: Record<string, string>, n: number): Promise<Array<{ event: string; id: string }>> {
+  const controller = new AbortController();
+  const r = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+  expect(r.status).toBe(200);
+  const reader = r.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  const blocks = () => text.split('\n\n').slice(0, -1);
+  while (blocks().length < n) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    text += value;
+  }
+  controller.abort();
+  return blocks()
+    .slice(0, n)
+    .map((block) => {
+      const field = (name: string) => /^(\w+): ?(.*)$/m.exec(block.split('\n').find((l) => l.startsWith(`${name}:`)) ?? '')?.[2] ?? '';
+      return { event: field('event'), id: field('id') };
+    });
+}
+
 const users = (tag: string, n: number) =>
   Array.from({ length: n }, (_, i) => ({ email: `${tag}-${i}@replay.example`, firstName: 'Re', lastName: 'Play' }));
 
@@ -182,5 +204,27 @@ describe('job events: Last-Event-ID replays what the client missed', () => {
       const seen = await fetch(`${base}${path}`, { headers: { accept: 'text/event-stream', 'last-event-id': '4' } });
       expect(seen.status).toBe(204);
     }
+  });
+
+  it('a job whose log was dropped (eight other jobs streamed since) answers an old id with resync, then the current state', async () => {
+    const running = await submit(3, 'dropped');
+    await until(() => service.jobs.get(running).status === 'RUNNING', 'the job to start');
+    const url = (id: number) => `${base}/api/async/users/jobs/${id}/events`;
+    expect(await firstEvents(url(running), {}, 1)).toEqual([{ event: 'progress', id: '1' }]);
+    // Still in its log: replayed from there (nothing newer yet, so the stream just stays open).
+    gate.allow(1);
+    await until(() => service.jobs.get(running).processed === 1, 'one item done');
+    expect(await firstEvents(url(running), { 'last-event-id': '1' }, 1)).toEqual([{ event: 'progress', id: '2' }]);
+    // Eight jobs queued behind it (PENDING) are streamed: the service keeps eight logs, the oldest goes.
+    for (let i = 0; i < 8; i++) {
+      const queued = await submit(0, `queued-${i}`);
+      expect(await firstEvents(url(queued), {}, 1)).toEqual([{ event: 'progress', id: '0' }]);
+    }
+    expect(await firstEvents(url(running), { 'last-event-id': '1' }, 2)).toEqual([
+      { event: 'resync', id: '2' },
+      { event: 'progress', id: '2' },
+    ]);
+    gate.allow(2);
+    await until(() => service.jobs.get(running).status === 'COMPLETED', 'the job to complete');
   });
 });
