@@ -85,6 +85,22 @@ async function submit(server: RunningServer, body: unknown[]): Promise<number> {
   return r.json<{ id: number }>().id;
 }
 
+/**
+ * Submits to the instance the streams read from (`server.url`): under BLACKBOX_STORE=etcd, where
+ * {@link http} alternates between two instances, the job then runs where it is streamed from, one
+ * event per item (another instance reports it at its progress commits only).
+ */
+async function submitHere(server: RunningServer, body: unknown[]): Promise<number> {
+  const r = await request(`${server.url}/api/async/users`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    dispatcher: agent,
+  });
+  expect(r.statusCode).toBe(202);
+  return ((await r.body.json()) as { id: number }).id;
+}
+
 describe('job progress as server-sent events (black box)', () => {
   let server: RunningServer;
 
@@ -120,8 +136,8 @@ describe('job progress as server-sent events (black box)', () => {
 
   it('resumes after Last-Event-ID: a client gets every event after the one it names, one that saw the end gets 204', async () => {
     // Queued behind a long job, this one is still PENDING when the stream opens: it has events to miss.
-    await submit(server, users('resume-before', 1000));
-    const id = await submit(server, users('resume', 2));
+    await submitHere(server, users('resume-before', 1000));
+    const id = await submitHere(server, users('resume', 2));
     const first = await allEvents(await openStream(server, eventsPath(id)));
     expect(first.length).toBeGreaterThan(1);
     const end = first.at(-1)!;
@@ -141,7 +157,7 @@ describe('job progress as server-sent events (black box)', () => {
   });
 
   it('a client that reconnects while the job runs gets every progress event after the last it saw', async () => {
-    const id = await submit(server, users('live', 1000));
+    const id = await submitHere(server, users('live', 1000));
     const stream = await openStream(server, eventsPath(id));
     let last: SseEvent | undefined;
     for await (const e of stream.events) {
