@@ -80,7 +80,9 @@ const JOB_EVENTS: Record<string, ApiResponseOptions> = {
 /** The feature's options: exported for tests, which read the document the service serves. */
 export const SERVICE_OPENAPI: OpenApiOptions = {
   info: { title: 'User service', version: '1.0.0', description: 'The reference server of @jaxrs-node/pipeline' },
-  docsPath: false,
+  // Swagger UI at /docs when the operator installs swagger-ui-dist beside the service (looked up from this module upward).
+  docsPath: '/docs',
+  resolveFrom: import.meta.url,
   errorSchema: ERROR_SCHEMA,
   schemas: { User: userSchema as JsonSchema, VariantUser: VARIANT_USER_SCHEMA },
   securitySchemes: {
