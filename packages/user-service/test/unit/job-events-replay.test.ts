@@ -203,6 +203,11 @@ describe('job events: Last-Event-ID replays what the client missed', () => {
       expect(text).toBe(`event: resync\nid: 4\ndata: \n\nevent: progress\nid: 4\ndata: ${end}\n\n`);
       const seen = await fetch(`${base}${path}`, { headers: { accept: 'text/event-stream', 'last-event-id': '4' } });
       expect(seen.status).toBe(204);
+      // The same answers in-process.
+      const injected = await service.app.inject({ url: path, headers: { accept: 'text/event-stream', 'last-event-id': 'x' } });
+      expect(injected.status).toBe(200);
+      expect(injected.text()).toBe(text);
+      expect((await service.app.inject({ url: path, headers: { accept: 'text/event-stream', 'last-event-id': '4' } })).status).toBe(204);
     }
   });
 
