@@ -14,6 +14,7 @@ import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/domain/config.js';
 import { JOB_DONE_COLLECTION } from '../../src/domain/jobs.js';
+import { JOB_EVENT_LOGS } from '../../src/http/job-events.js';
 import { createService, type Service } from '../../src/server.js';
 import { MemoryRecordStore, type RecordStore } from '../../src/storage/index.js';
 import { until } from '../helpers/poll.js';
@@ -220,8 +221,8 @@ describe('job events: Last-Event-ID replays what the client missed', () => {
     gate.allow(1);
     await until(() => service.jobs.get(running).processed === 1, 'one item done');
     expect(await firstEvents(url(running), { 'last-event-id': '1' }, 1)).toEqual([{ event: 'progress', id: '2' }]);
-    // Eight jobs queued behind it (PENDING) are streamed: the service keeps eight logs, the oldest goes.
-    for (let i = 0; i < 8; i++) {
+    // As many jobs queued behind it (PENDING) as the service keeps logs are streamed: the oldest log goes.
+    for (let i = 0; i < JOB_EVENT_LOGS; i++) {
       const queued = await submit(0, `queued-${i}`);
       expect(await firstEvents(url(queued), {}, 1)).toEqual([{ event: 'progress', id: '0' }]);
     }
