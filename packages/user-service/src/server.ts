@@ -30,6 +30,7 @@ import { REQUEST_ID_PROPERTY, RequestIdFilter } from './http/filters/request-id-
 import { CustomFieldInterceptor } from './http/providers/custom-field-interceptor.js';
 import { StoreErrorMapper } from './http/providers/store-error-mapper.js';
 import { XmlUserWriter } from './http/providers/xml-user-writer.js';
+import { JobEventLogs } from './http/job-events.js';
 import { openApiFeature } from './http/openapi.js';
 import { AsyncUsersResource } from './http/resources/async-resource.js';
 import { AuthResource } from './http/resources/auth-resource.js';
@@ -156,6 +157,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   container.register(TOKENS.products, { useValue: productView });
   container.register(TOKENS.files, { useValue: files });
   container.register(TOKENS.jobs, { useValue: jobs });
+  container.register(TOKENS.jobEvents, { useValue: new JobEventLogs(jobs) });
   const idempotency = new IdempotencyService(store);
   container.register(TOKENS.idempotency, { useValue: idempotency });
   // Expired answers leave the local stores hourly (etcd's leases drop them by themselves).

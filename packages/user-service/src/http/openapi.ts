@@ -71,10 +71,18 @@ const USER_PAGE: JsonSchema = {
   },
 };
 
+/** The job's event stream, at its path and at its deprecated first path. */
+const JOB_EVENTS: Record<string, ApiResponseOptions> = {
+  200: { type: { type: 'string' }, mediaTypes: ['text/event-stream'], description: 'progress events' },
+  204: { description: 'The client has seen the end (Last-Event-ID)' },
+};
+
 /** The feature's options: exported for tests, which read the document the service serves. */
 export const SERVICE_OPENAPI: OpenApiOptions = {
   info: { title: 'User service', version: '1.0.0', description: 'The reference server of @jaxrs-node/pipeline' },
-  docsPath: false,
+  // Swagger UI at /docs when the operator installs swagger-ui-dist beside the service (looked up from this module upward).
+  docsPath: '/docs',
+  resolveFrom: import.meta.url,
   errorSchema: ERROR_SCHEMA,
   schemas: { User: userSchema as JsonSchema, VariantUser: VARIANT_USER_SCHEMA },
   securitySchemes: {
@@ -198,12 +206,8 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
     },
     'AsyncUsersResource.status': { responses: { 200: { type: OBJECT } } },
     'AsyncUsersResource.job': { responses: { 200: { type: OBJECT } } },
-    'AsyncUsersResource.events': {
-      responses: {
-        200: { type: { type: 'string' }, mediaTypes: ['text/event-stream'], description: 'progress events' },
-        204: { description: 'The client has seen the end (Last-Event-ID)' },
-      },
-    },
+    'AsyncUsersResource.events': { responses: JOB_EVENTS },
+    'AsyncUsersResource.legacyEvents': { responses: JOB_EVENTS },
   },
 };
 

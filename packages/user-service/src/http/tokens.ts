@@ -7,6 +7,7 @@ export const TOKENS = {
   products: Symbol('ProductView'),
   files: Symbol('FileStore'),
   jobs: Symbol('JobService'),
+  jobEvents: Symbol('JobEventLogs'),
   idempotency: Symbol('IdempotencyService'),
   tokens: Symbol('TokenService'),
   basic: Symbol('BasicAuthenticator'),

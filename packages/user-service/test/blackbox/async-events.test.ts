@@ -1,8 +1,10 @@
 /**
- * Black-box tests of a job's progress as server-sent events, `GET /api/async/users/{jobId}/events`
- * (WHATWG HTML §9.2), over a real socket: the events up to the end of the job, resuming with
- * `Last-Event-ID`, 204 once a client has seen the end (an EventSource stops reconnecting), 404 and
- * 406.
+ * Black-box tests of a job's progress as server-sent events, `GET /api/async/users/jobs/{id}/events`
+ * and its deprecated first path `GET /api/async/users/{jobId}/events` (the same stream), WHATWG
+ * HTML §9.2, over a real socket: the events up to the end of the job, resuming with
+ * `Last-Event-ID` (every missed event replayed), 204 once a client has seen the end (an
+ * EventSource stops reconnecting), 404 and 406. The replay across a cut connection with an
+ * EventSource client is in test/unit/job-events-replay.test.ts.
  */
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -83,6 +85,22 @@ async function submit(server: RunningServer, body: unknown[]): Promise<number> {
   return r.json<{ id: number }>().id;
 }
 
+/**
+ * Submits to the instance the streams read from (`server.url`): under BLACKBOX_STORE=etcd, where
+ * {@link http} alternates between two instances, the job then runs where it is streamed from, one
+ * event per item (another instance reports it at its progress commits only).
+ */
+async function submitHere(server: RunningServer, body: unknown[]): Promise<number> {
+  const r = await request(`${server.url}/api/async/users`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+    dispatcher: agent,
+  });
+  expect(r.statusCode).toBe(202);
+  return ((await r.body.json()) as { id: number }).id;
+}
+
 describe('job progress as server-sent events (black box)', () => {
   let server: RunningServer;
 
@@ -94,9 +112,15 @@ describe('job progress as server-sent events (black box)', () => {
     removeDir(server.dataDir);
   });
 
-  it('streams the job from its current state to COMPLETED, with growing ids, then ends the stream', async () => {
-    const id = await submit(server, users('stream', 3));
-    const stream = await openStream(server, `/api/async/users/${id}/events`);
+  const eventsPath = (id: number) => `/api/async/users/jobs/${id}/events`;
+  const legacyPath = (id: number) => `/api/async/users/${id}/events`;
+
+  it.each([
+    ['jobs/{id}/events', eventsPath],
+    ['{jobId}/events (deprecated)', legacyPath],
+  ])('%s streams the job from its current state to COMPLETED, with growing ids, then ends the stream', async (_, path) => {
+    const id = await submit(server, users(`stream-${path === eventsPath ? 'new' : 'old'}`, 3));
+    const stream = await openStream(server, path(id));
     expect(stream.status).toBe(200);
     expect(stream.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(stream.headers['cache-control']).toBe('no-cache');
@@ -110,24 +134,31 @@ describe('job progress as server-sent events (black box)', () => {
     expect(events.at(-1)).toMatchObject({ id: '5', data: { status: 'COMPLETED', processed: 3, created: 3, failed: 0 } });
   });
 
-  it('resumes after Last-Event-ID: a client that missed the end gets it, one that saw it gets 204', async () => {
-    const id = await submit(server, users('resume', 2));
-    const first = await allEvents(await openStream(server, `/api/async/users/${id}/events`));
+  it('resumes after Last-Event-ID: a client gets every event after the one it names, one that saw the end gets 204', async () => {
+    // Queued behind a long job, this one is still PENDING when the stream opens: it has events to miss.
+    await submitHere(server, users('resume-before', 1000));
+    const id = await submitHere(server, users('resume', 2));
+    const first = await allEvents(await openStream(server, eventsPath(id)));
+    expect(first.length).toBeGreaterThan(1);
     const end = first.at(-1)!;
     expect(end.data.status).toBe('COMPLETED');
 
-    const missed = await allEvents(await openStream(server, `/api/async/users/${id}/events`, { 'last-event-id': '1' }));
-    expect(missed).toEqual([end]);
+    for (const [k, seen] of first.slice(0, -1).entries()) {
+      for (const path of [eventsPath(id), legacyPath(id)]) {
+        const missed = await allEvents(await openStream(server, path, { 'last-event-id': seen.id }));
+        expect(missed).toEqual(first.slice(k + 1));
+      }
+    }
 
-    const done = await http(server.url, 'GET', `/api/async/users/${id}/events`, {
-      headers: { accept: 'text/event-stream', 'last-event-id': end.id },
-    });
-    expect(done.status).toBe(204);
+    for (const path of [eventsPath(id), legacyPath(id)]) {
+      const done = await http(server.url, 'GET', path, { headers: { accept: 'text/event-stream', 'last-event-id': end.id } });
+      expect(done.status).toBe(204);
+    }
   });
 
-  it('a client that reconnects while the job runs resumes after the last progress it saw', async () => {
-    const id = await submit(server, users('live', 1000));
-    const stream = await openStream(server, `/api/async/users/${id}/events`);
+  it('a client that reconnects while the job runs gets every progress event after the last it saw', async () => {
+    const id = await submitHere(server, users('live', 1000));
+    const stream = await openStream(server, eventsPath(id));
     let last: SseEvent | undefined;
     for await (const e of stream.events) {
       last = e;
@@ -135,18 +166,34 @@ describe('job progress as server-sent events (black box)', () => {
     }
     stream.close();
     expect(last).toBeDefined();
-    const rest = await allEvents(await openStream(server, `/api/async/users/${id}/events`, { 'last-event-id': last!.id }));
+    const rest = await allEvents(await openStream(server, eventsPath(id), { 'last-event-id': last!.id }));
     expect(rest.length).toBeGreaterThan(0);
-    for (const e of rest) expect(Number(e.id)).toBeGreaterThan(Number(last!.id));
+    // One event per item on the instance running the job, each kept by its log: none skipped, none twice.
+    const from = Number(last!.id) + 1;
+    expect(rest.map((e) => Number(e.id))).toEqual(Array.from({ length: 1003 - from }, (_, i) => from + i));
     expect(rest.at(-1)).toMatchObject({ id: '1002', data: { status: 'COMPLETED', processed: 1000, created: 1000 } });
   });
 
-  it('answers 404 for an unknown job and 406 to a client that does not take event streams', async () => {
-    const unknown = await http(server.url, 'GET', '/api/async/users/999999/events', { headers: { accept: 'text/event-stream' } });
-    expect(unknown.status).toBe(404);
-    expect(unknown.json()).toMatchObject({ status: 404, message: 'Job not found' });
+  it('answers 404 for an unknown job and 406 to a client that does not take event streams, on both paths', async () => {
     const id = await submit(server, []);
-    const json = await http(server.url, 'GET', `/api/async/users/${id}/events`, { headers: { accept: 'application/json' } });
-    expect(json.status).toBe(406);
+    for (const path of [eventsPath, legacyPath]) {
+      const unknown = await http(server.url, 'GET', path(999999), { headers: { accept: 'text/event-stream' } });
+      expect(unknown.status).toBe(404);
+      expect(unknown.json()).toMatchObject({ status: 404, message: 'Job not found' });
+      const json = await http(server.url, 'GET', path(id), { headers: { accept: 'application/json' } });
+      expect(json.status).toBe(406);
+    }
+    // The literal `jobs` is not a job id on the deprecated path either.
+    const literal = await http(server.url, 'GET', '/api/async/users/jobs/events', { headers: { accept: 'text/event-stream' } });
+    expect(literal.status).toBe(404);
+  });
+
+  it('the OpenAPI document lists the stream at its path and marks the first path deprecated', async () => {
+    const doc = (await http(server.url, 'GET', '/openapi.json')).json<{ paths: Record<string, { get: Record<string, unknown> }> }>();
+    const current = doc.paths['/api/async/users/jobs/{id}/events']!.get;
+    const legacy = doc.paths['/api/async/users/{jobId}/events']!.get;
+    expect(current.deprecated).toBeUndefined();
+    expect(legacy.deprecated).toBe(true);
+    expect(Object.keys(legacy.responses as object)).toEqual(Object.keys(current.responses as object));
   });
 });

@@ -202,7 +202,7 @@ describe('the service through typed clients of its own resource classes (black b
       .submit([{ email: 'async-events-typed@example.com', firstName: 'Ev', lastName: 'Ents' }]);
     const seen: Array<{ status: string }> = [];
     // The stream ends after COMPLETED; the client's reconnect then gets a 204, which ends the loop.
-    for await (const event of client.events(`api/async/users/${job.id}/events`, { reconnectDelay: 10 })) {
+    for await (const event of client.events(`api/async/users/jobs/${job.id}/events`, { reconnectDelay: 10 })) {
       expect(event.event).toBe('progress');
       seen.push((await event.json()) as { status: string });
     }

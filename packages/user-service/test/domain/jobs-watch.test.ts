@@ -1,5 +1,5 @@
 /**
- * `JobService.watch`: the live progress behind `GET /api/async/users/{jobId}/events`.
+ * `JobService.watch`: the live progress behind `GET /api/async/users/jobs/{id}/events`.
  */
 import { InternalServerError } from '@jaxrs-node/pipeline';
 import { describe, expect, it } from 'vitest';

@@ -33,6 +33,8 @@ export interface RunningServer {
 
 export interface StartOptions {
   env?: Record<string, string>;
+  /** The script to run; default {@link MAIN} (a copy of the build elsewhere, say). */
+  main?: string;
   /** Reuse a data directory (restart tests); default a fresh temp dir. */
   dataDir?: string;
   /** Give up waiting for `listening on` after this many ms. */
@@ -46,7 +48,7 @@ export interface StartOptions {
 async function startOne(options: StartOptions, onLine: (line: string) => void): Promise<RunningServer> {
   ensureBuilt();
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'user-service-'));
-  const child = spawn(process.execPath, [MAIN], {
+  const child = spawn(process.execPath, [options.main ?? MAIN], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir, ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -21,6 +21,7 @@ import { JobService } from '../../src/domain/jobs.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from '../../src/http/filters/auth-filters.js';
 import { RateLimitFilter } from '../../src/http/filters/rate-limit-filter.js';
 import { UsersResource } from '../../src/http/resources/users-resource.js';
+import { JobEventLogs } from '../../src/http/job-events.js';
 import { TOKENS } from '../../src/http/tokens.js';
 import { createService, PROVIDER_CLASSES, RESOURCES, type Service } from '../../src/server.js';
 import { MemoryRecordStore } from '../../src/storage/index.js';
@@ -59,6 +60,7 @@ describe('the service container', () => {
     expect(c.resolve(TOKENS.files)).toBeInstanceOf(FileStore);
     expect(c.resolve(TOKENS.jobs)).toBe(service.jobs);
     expect(c.resolve(TOKENS.jobs)).toBeInstanceOf(JobService);
+    expect(c.resolve(TOKENS.jobEvents)).toBeInstanceOf(JobEventLogs);
     expect(c.resolve(TOKENS.tokens)).toBeInstanceOf(TokenService);
     expect(c.resolve(TOKENS.basic)).toBeInstanceOf(BasicAuthenticator);
     expect(c.resolve(TOKENS.apiKeys)).toBeInstanceOf(ApiKeyVerifier);
