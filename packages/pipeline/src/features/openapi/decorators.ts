@@ -44,6 +44,13 @@ export interface ApiOperationOptions {
   /** Default `ClassName_method` (deduplicated with a numeric suffix). */
   readonly operationId?: string;
   readonly deprecated?: boolean;
+  /**
+   * Request headers the operation reads without a `@HeaderParam` (a filter or the method's
+   * `ContainerRequestContext` does: `If-Match` for `evaluatePreconditions`, say), by name, as
+   * header parameters. A name a `@HeaderParam` already documents (compared case-insensitively,
+   * RFC 9110 §5.1) gets the description and keeps its converted schema.
+   */
+  readonly requestHeaders?: Readonly<Record<string, ApiHeader | string>>;
 }
 
 /** What the OpenAPI decorators recorded on a class or method. */
@@ -58,6 +65,7 @@ export interface ApiMeta {
 // read once when the document is built.
 const store = new WeakMap<object, Map<string, ApiMeta>>();
 const elementTypes = new WeakMap<object, Map<string, TypeToken>>();
+const typeSchemas = new WeakMap<object, JsonSchema>();
 
 function metaOf(target: object, key: string | symbol | undefined): ApiMeta {
   const ctor = key === undefined ? target : (target as { constructor: object }).constructor;
@@ -165,6 +173,33 @@ export function ArrayOf(type: TypeToken): PropertyDecorator {
     if (fields === undefined) elementTypes.set(ctor, (fields = new Map()));
     fields.set(key, type);
   };
+}
+
+/**
+ * The schema of the values a type stands for, where TypeScript's metadata cannot say it: a
+ * parameter converter (a class with a static `fromString` or `valueOf`, Jakarta REST §3.2) that
+ * turns the text into a number, or a class whose JSON form is not its fields. Parameters typed
+ * with it (`@PathParam('id', { type: Id })`) and fields declared with it are documented with this
+ * schema instead of `string`; the parameter's own constraint decorators still add to it.
+ * @example
+ * \@ApiSchema({ type: 'integer', minimum: 1 })
+ * class Id { static fromString(raw: string): number { ... } }
+ */
+export function ApiSchema(schema: JsonSchema): ClassDecorator {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new TypeError('@ApiSchema(schema): schema must be a JSON Schema object such as { type: "integer", minimum: 1 }');
+  return (target) => {
+    typeSchemas.set(target, schema);
+  };
+}
+
+/** The schema `@ApiSchema` gave `type` (or a superclass). */
+export function declaredTypeSchema(type: unknown): JsonSchema | undefined {
+  for (let c: unknown = type; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    const s = typeSchemas.get(c);
+    if (s !== undefined) return { ...s };
+  }
+  return undefined;
 }
 
 /** Fields `@ArrayOf` made visible on `cls` itself (not its superclasses). */
