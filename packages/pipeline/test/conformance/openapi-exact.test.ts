@@ -15,6 +15,7 @@ import {
   BeanParam,
   Consumes,
   Context,
+  Entity,
   FormParam,
   GET,
   HeaderParam,
@@ -112,6 +113,13 @@ class ItemResource {
   @ApiResponse(409, { type: { $ref: '#/components/schemas/Error' } })
   vendor(@PathParam('id', { type: ItemId }) id: number): unknown {
     return { id };
+  }
+
+  @POST('{id}/notes')
+  @Consumes('application/json')
+  @ApiOperation({ requestBody: { type: { type: 'array', items: { type: 'string' } }, description: 'Notes to add' } })
+  addNotes(@PathParam('id', { type: ItemId }) id: number, @Entity(Object) body: unknown): unknown {
+    return { id, body };
   }
 
   @POST('{id}/photo')
@@ -232,6 +240,14 @@ describe('an exact document', () => {
           encoding: { file: { contentType: 'application/octet-stream' }, description: { contentType: 'text/plain' } },
         },
       },
+    });
+  });
+
+  it('documents a request body declared by hand over the one of an untyped entity', () => {
+    expect(op(doc, '/items/{id}/notes', 'post').requestBody).toEqual({
+      description: 'Notes to add',
+      required: true,
+      content: { 'application/json': { schema: { type: 'array', items: { type: 'string' } } } },
     });
   });
 

@@ -35,6 +35,23 @@ export interface ApiResponseOptions {
 }
 
 /**
+ * A request body documented by hand, for a method whose entity type says too little (a
+ * `MultipartBody` read part by part, an `unknown` body checked by the domain).
+ * @example const upload: ApiRequestBodyOptions = { type: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } }, encoding: { file: 'application/octet-stream' } };
+ */
+export interface ApiRequestBodyOptions {
+  /** The body's type, as {@link ApiResponseOptions.type}: a class, `[Class]`, a scalar constructor or a JSON Schema. */
+  readonly type: TypeToken | readonly [TypeToken] | JsonSchema;
+  readonly description?: string;
+  /** Default: whether the method's entity is required (true without one). */
+  readonly required?: boolean;
+  /** Default: the method's `@Consumes`. */
+  readonly mediaTypes?: readonly string[];
+  /** Multipart bodies: each part's Content-Type by part name (OpenAPI 3.1 Encoding Object). */
+  readonly encoding?: Readonly<Record<string, string>>;
+}
+
+/**
  * What {@link ApiOperation} declares.
  * @example const doc: ApiOperationOptions = { summary: 'One user', operationId: 'getUser' };
  */
@@ -51,6 +68,8 @@ export interface ApiOperationOptions {
    * RFC 9110 §5.1) gets the description and keeps its converted schema.
    */
   readonly requestHeaders?: Readonly<Record<string, ApiHeader | string>>;
+  /** The request body, replacing the one documented from the method's entity parameter. */
+  readonly requestBody?: ApiRequestBodyOptions;
 }
 
 /** What the OpenAPI decorators recorded on a class or method. */

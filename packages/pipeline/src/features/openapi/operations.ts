@@ -314,6 +314,26 @@ export function documentOperation(info: ResourceInfo, ctx: OperationContext): Do
     }
     operation.requestBody = { required: form.required.length > 0, content: body };
   }
+  const declaredBody = opDoc.requestBody;
+  if (declaredBody !== undefined) {
+    const schema = ctx.registry.forType(declaredBody.type);
+    const first = Array.isArray(declaredBody.type) ? Array : declaredBody.type;
+    const body = content(
+      schema,
+      declaredBody.mediaTypes ?? consumes ?? [typeof first === 'function' ? defaultMediaType(first) : 'application/json'],
+    );
+    if (declaredBody.encoding !== undefined) {
+      const encoding = Object.fromEntries(Object.entries(declaredBody.encoding).map(([name, contentType]) => [name, { contentType }]));
+      for (const [m, media] of Object.entries(body))
+        if (m.toLowerCase().startsWith('multipart/')) Object.assign(media as object, { encoding });
+    }
+    const generated = operation.requestBody as { required?: boolean } | undefined;
+    operation.requestBody = {
+      ...(declaredBody.description === undefined ? {} : { description: declaredBody.description }),
+      required: declaredBody.required ?? generated?.required ?? true,
+      content: body,
+    };
+  }
 
   const declared = new Map<string, ApiResponseOptions>();
   let common: Record<string, ApiHeader | string> = { ...ctx.options.headers };
