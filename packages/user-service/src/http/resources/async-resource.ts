@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import {
+  ApiTags,
   Consumes,
   Context,
   Entity,
@@ -30,6 +31,7 @@ import { TOKENS } from '../tokens.js';
 @injectable()
 @Path('/api/async/users')
 @Produces('application/json')
+@ApiTags('async')
 export class AsyncUsersResource {
   constructor(
     @inject(TOKENS.jobs) private readonly jobs: JobService,

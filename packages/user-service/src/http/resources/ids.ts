@@ -1,3 +1,4 @@
+import { ApiSchema } from '@jaxrs-node/pipeline';
 import { parseRecordId, RECORD_ID_RULE } from '../../domain/record-id.js';
 
 /**
@@ -10,7 +11,11 @@ import { parseRecordId, RECORD_ID_RULE } from '../../domain/record-id.js';
  * only the pipeline knows which parameter is being converted, and it turns a converter's non-HTTP
  * error into a 400 whose message and single violation name that parameter (`id`, `orderId`, ...)
  * instead of a hard-coded `id`.
+ *
+ * `@ApiSchema` tells the OpenAPI document what the conversion accepts (an integer from 1 to the
+ * safe maximum), so generated clients take a number for every id.
  */
+@ApiSchema({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
 export class Id {
   /** @throws RangeError with {@link RECORD_ID_RULE} when `raw` is not a canonical record id. */
   static fromString(raw: string): number {

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Context, GET, Path, Produces, QueryParam, Response, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { ApiTags, Context, GET, Path, Produces, QueryParam, Response, type ContainerRequestContext } from '@jaxrs-node/pipeline';
 import type { ClientConcurrency } from '../../domain/client-concurrency.js';
 import { largeDataStream, parseLargeDataCount } from '../../domain/large-data.js';
 import { USER_JSON_SCHEMA } from '../../domain/user-schema.js';
@@ -12,6 +12,7 @@ import type { RecordStore } from '../../storage/index.js';
 @injectable()
 @Path('/')
 @Produces('application/json')
+@ApiTags('health')
 export class HealthResource {
   constructor(@inject(TOKENS.store) private readonly store: RecordStore) {}
   @GET('api/health') api(): Response {
@@ -35,6 +36,7 @@ export class HealthResource {
 
 /** `GET /test`: plain text. */
 @Path('/test')
+@ApiTags('misc')
 export class TestResource {
   @GET() @Produces('text/plain') text(): string {
     return 'Test endpoint OK';
@@ -50,6 +52,7 @@ export class TestResource {
  */
 @injectable()
 @Path('/api/large-data')
+@ApiTags('misc')
 export class LargeDataResource {
   constructor(@inject(TOKENS.largeData) private readonly downloads: ClientConcurrency) {}
 
@@ -83,6 +86,7 @@ export class CustomData {
 /** `GET /api/custom-data`: see CustomFieldInterceptor (a name-bound writer interceptor). */
 @Path('/api/custom-data')
 @Enriched()
+@ApiTags('misc')
 export class CustomDataResource {
   @GET()
   @Produces('application/json')
@@ -93,6 +97,7 @@ export class CustomDataResource {
 
 /** `GET /api/schema/user`: the JSON Schema every user representation validates against. */
 @Path('/api/schema/user')
+@ApiTags('misc')
 export class SchemaResource {
   @GET()
   @Produces('application/schema+json', 'application/json')
