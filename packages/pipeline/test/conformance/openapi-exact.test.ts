@@ -85,9 +85,9 @@ class ItemResource {
   @Produces('application/json')
   @ApiOperation({
     summary: 'Replace an item',
-    requestHeaders: { 'If-Match': { description: 'The entity tag read', required: true }, 'x-trace': 'Tracing token' },
+    requestHeaders: { 'If-Match': { description: 'The entity tag read', required: true }, 'X-Trace': 'Tracing token' },
   })
-  replaceItem(@PathParam('id', { type: ItemId }) id: number, body: { name: string }, @HeaderParam('X-Trace') trace?: string): unknown {
+  replaceItem(@PathParam('id', { type: ItemId }) id: number, body: { name: string }, @HeaderParam('x-trace') trace?: string): unknown {
     return { id, ...body, trace };
   }
 
@@ -195,9 +195,9 @@ describe('an exact document', () => {
       description: 'The entity tag read',
       schema: { type: 'string' },
     });
-    // The @HeaderParam('X-Trace') keeps its place, name and schema, and takes the description (names are case-insensitive).
+    // The @HeaderParam('x-trace') keeps its place and schema, and takes the declared spelling and description (names are case-insensitive).
     expect(put.filter((p) => p.name.toLowerCase() === 'x-trace')).toEqual([
-      { name: 'x-trace', in: 'header', required: false, description: 'Tracing token', schema: { type: 'string' } },
+      { name: 'X-Trace', in: 'header', required: false, description: 'Tracing token', schema: { type: 'string' } },
     ]);
     // The global filter's header is on every operation; the bound filter's only where it is bound.
     for (const [path, item] of Object.entries(doc.paths)) {

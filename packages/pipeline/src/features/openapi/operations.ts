@@ -168,14 +168,15 @@ export function summaryOf(methodName: string): string {
 
 /**
  * Header parameters declared by `requestHeaders` (a filter's, then the operation's): added after
- * the method's own parameters; one a `@HeaderParam` already documents gets the description only
- * (header names are case-insensitive, RFC 9110 §5.1).
+ * the method's own parameters; one a `@HeaderParam` already documents keeps its schema and takes
+ * the declared spelling and description (header names are case-insensitive, RFC 9110 §5.1).
  */
 function addRequestHeaders(parameters: ParameterObject[], headers: Readonly<Record<string, ApiHeader | string>>): void {
   for (const [name, h] of Object.entries(headers)) {
     const spec = typeof h === 'string' ? { description: h } : h;
     const existing = parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === name.toLowerCase());
     if (existing !== undefined) {
+      existing.name = name; // the declared spelling (a @HeaderParam's name is kept in lower case)
       if (spec.description !== undefined) existing.description = spec.description;
       if (spec.required === true) existing.required = true;
       continue;
