@@ -85,7 +85,10 @@ class ItemResource {
   @Produces('application/json')
   @ApiOperation({
     summary: 'Replace an item',
-    requestHeaders: { 'If-Match': { description: 'The entity tag read', required: true }, 'X-Trace': 'Tracing token' },
+    requestHeaders: {
+      'If-Match': { description: 'The entity tag read', required: true },
+      'X-Trace': { description: 'Tracing token', schema: { maxLength: 32 } },
+    },
   })
   replaceItem(@PathParam('id', { type: ItemId }) id: number, body: { name: string }, @HeaderParam('x-trace') trace?: string): unknown {
     return { id, ...body, trace };
@@ -195,9 +198,10 @@ describe('an exact document', () => {
       description: 'The entity tag read',
       schema: { type: 'string' },
     });
-    // The @HeaderParam('x-trace') keeps its place and schema, and takes the declared spelling and description (names are case-insensitive).
+    // The @HeaderParam('x-trace') keeps its place and converted schema, and takes the declared spelling,
+    // description and schema constraints (names are case-insensitive).
     expect(put.filter((p) => p.name.toLowerCase() === 'x-trace')).toEqual([
-      { name: 'X-Trace', in: 'header', required: false, description: 'Tracing token', schema: { type: 'string' } },
+      { name: 'X-Trace', in: 'header', required: false, description: 'Tracing token', schema: { type: 'string', maxLength: 32 } },
     ]);
     // The global filter's header is on every operation; the bound filter's only where it is bound.
     for (const [path, item] of Object.entries(doc.paths)) {
@@ -220,8 +224,12 @@ describe('an exact document', () => {
     expect(Object.keys(op(doc, '/items/{id}/label', 'get').responses['200'].content)).toEqual(['text/plain']);
     expect(Object.keys(op(doc, '/items/{id}/label', 'get').responses['429'].content)).toEqual(['application/json']);
     expect(Object.keys(op(doc, '/items/{id}/events', 'get').responses['404'].content)).toEqual(['application/json']);
-    // A JSON writer writes the error in the route's own +json type (RFC 6839 §3.1).
-    expect(Object.keys(op(doc, '/items/{id}/vendor', 'get').responses['409'].content)).toEqual(['application/vnd.items+json']);
+    // A JSON writer writes the error in the route's own +json type (RFC 6839 §3.1) when Accept picks it;
+    // one raised before matching (a pre-matching filter) is in the error media type.
+    expect(Object.keys(op(doc, '/items/{id}/vendor', 'get').responses['409'].content)).toEqual([
+      'application/vnd.items+json',
+      'application/json',
+    ]);
   });
 
   it('documents a multipart body from its @FormParam parts, with their encodings', () => {

@@ -8,6 +8,7 @@ import { parseMediaType } from '../../core/http/media-type.js';
 import { isBinaryType, isJsonMediaType, isStreamType } from '../../providers/type-tokens.js';
 import { RolesAllowed } from '../security/annotations.js';
 import { DenyAllFilter, RolesAllowedFeature } from '../security/roles-allowed-feature.js';
+import { mergeSchemas } from './json-schema.js';
 import { apiMeta, type ApiHeader, type ApiResponseOptions, type JsonSchema } from './decorators.js';
 import type { OpenApiOptions, OperationDoc } from './options.js';
 import { methodInputs, scanTemplate, type MethodInputs, type ParameterObject } from './parameters.js';
@@ -143,15 +144,17 @@ function declaredResponse(
  * The media types an error body is really written in on an operation producing `produces`: the
  * error entity goes to the route's negotiated type only when a writer can write it there (a JSON
  * type, `+json` included, RFC 6839 §3.1), else to the writers' type for it, the error media type
- * (write-entity.ts `chooseMediaType`). So an event stream, plain-text or XML operation answers
- * its errors in JSON, not in its success type.
+ * (write-entity.ts `chooseMediaType`); an error raised before matching always gets the latter.
+ * So an event stream, plain-text or XML operation answers its errors in JSON, not in its success type.
  */
 function errorMediaTypes(produces: readonly string[] | undefined, options: OpenApiOptions): string[] {
   const json = (produces ?? []).filter((m) => {
     const parsed = parseMediaType(m);
     return parsed !== undefined && isJsonMediaType(parsed);
   });
-  return json.length > 0 ? json : [options.errorMediaType ?? 'application/json'];
+  // An error raised before matching (a pre-matching filter) has no route type: always the error media type.
+  const fallback = options.errorMediaType ?? 'application/json';
+  return json.includes(fallback) ? json : [...json, fallback];
 }
 
 /** `getUser` → `Get user`: a readable default summary from a method name (OpenAPI tools list operations by it). */
@@ -168,8 +171,9 @@ export function summaryOf(methodName: string): string {
 
 /**
  * Header parameters declared by `requestHeaders` (a filter's, then the operation's): added after
- * the method's own parameters; one a `@HeaderParam` already documents keeps its schema and takes
- * the declared spelling and description (header names are case-insensitive, RFC 9110 §5.1).
+ * the method's own parameters; one a `@HeaderParam` already documents takes the declared spelling
+ * and description, and a declared schema adds to its converted one (header names are
+ * case-insensitive, RFC 9110 §5.1).
  */
 function addRequestHeaders(parameters: ParameterObject[], headers: Readonly<Record<string, ApiHeader | string>>): void {
   for (const [name, h] of Object.entries(headers)) {
@@ -179,6 +183,8 @@ function addRequestHeaders(parameters: ParameterObject[], headers: Readonly<Reco
       existing.name = name; // the declared spelling (a @HeaderParam's name is kept in lower case)
       if (spec.description !== undefined) existing.description = spec.description;
       if (spec.required === true) existing.required = true;
+      // What the application checks beyond the conversion (a length, a pattern) adds to the converted schema.
+      if (spec.schema !== undefined) existing.schema = mergeSchemas(existing.schema, [spec.schema]);
       continue;
     }
     parameters.push({
