@@ -55,9 +55,9 @@ describe('the OpenAPI contract (black box)', () => {
     for (const { key, op } of ops) {
       expect(op.summary, key).toMatch(/^[A-Z]/);
       expect(header(op, 'X-API-Version')?.schema, key).toEqual({ type: 'string', enum: ['1'] });
-      // User and order ids are what the Id converter takes: integers from 1.
+      // User, order and job ids are integers from 1 (what the Id converter takes, what a job id spells).
       for (const p of op.parameters ?? [])
-        if (p.in === 'path' && (p.name === 'id' || p.name === 'orderId') && !key.includes('/files/') && !key.includes('/async/'))
+        if (p.in === 'path' && (p.name === 'id' || p.name === 'orderId') && !key.includes('/files/'))
           expect(p.schema, `${key} ${p.name}`).toEqual({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
       // Error bodies are JSON whatever the success type (the event stream, text/plain, XML, a file);
       // only a route producing another JSON type may also answer in it (the user schema's application/schema+json).
@@ -78,6 +78,12 @@ describe('the OpenAPI contract (black box)', () => {
     ] as const)
       expect(header(doc.paths[path]![m]!, 'Idempotency-Key')?.schema, path).toMatchObject({ type: 'string', maxLength: 255 });
     expect(doc.paths['/api/users']!.get!.security).toEqual([]);
+    expect(doc.paths['/api/large-data']!.get!.parameters!.find((p) => p.name === 'count')!.schema).toEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: 1_000_000,
+      default: 1000,
+    });
     expect(doc.paths['/api/users/search']!.get!.responses['200'].content['application/json'].schema).toEqual({
       type: 'array',
       items: { $ref: '#/components/schemas/User' },
@@ -156,6 +162,11 @@ describe('the OpenAPI contract (black box)', () => {
     expect((await call('GET', '/health')).status).toBe(200);
     expect((await call('GET', '/test')).status).toBe(200);
     expect((await call('GET', '/api/large-data?count=3')).status).toBe(200);
+    // Documented as an integer, still read by the domain: empty is the default, anything else a 400 of its own.
+    expect((await call('GET', '/api/large-data?count=')).status).toBe(200);
+    const badCount = await call('GET', '/api/large-data?count=abc');
+    expect(badCount.status).toBe(400);
+    expect(badCount.json().message).toMatch(/count must be an integer/);
     expect((await call('GET', '/api/custom-data')).status).toBe(200);
     expect((await call('GET', '/api/schema/user')).status).toBe(200);
     expect((await call('GET', '/api/products/1')).status).toBe(200);
@@ -174,6 +185,9 @@ describe('the OpenAPI contract (black box)', () => {
     expect((await call('GET', '/api/async/users/status')).status).toBe(200);
     const jobId = (job.json() as { id: string }).id;
     expect((await call('GET', `/api/async/users/jobs/${jobId}`)).status).toBe(200);
+    // A job id is documented as an integer; one that is not is still the domain's 404.
+    expect((await call('GET', '/api/async/users/jobs/abc')).status).toBe(404);
+    expect((await call('GET', '/api/async/users/jobs/007')).status).toBe(404);
   });
 
   it('every response conformed, and every documented operation but the event stream was exercised', () => {

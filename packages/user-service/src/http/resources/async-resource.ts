@@ -20,6 +20,7 @@ import type { IdempotencyService } from '../../domain/idempotency.js';
 import { NO_JOB_STATUS, type Job, type JobService } from '../../domain/jobs.js';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
 import { TOKENS } from '../tokens.js';
+import { JobIdText } from './ids.js';
 
 /**
  * Asynchronous user creation. `POST /api/async/users` takes an optional JSON array of user bodies
@@ -61,7 +62,7 @@ export class AsyncUsersResource {
   }
 
   @GET('jobs/{id}')
-  job(@PathParam('id') id: string): unknown {
+  job(@PathParam('id', { type: JobIdText }) id: string): unknown {
     return this.jobs.get(id);
   }
 

@@ -24,3 +24,16 @@ export class Id {
     return id;
   }
 }
+
+/**
+ * A job id in a path, left as text for the domain to parse: `JobService.get` answers an unknown or
+ * malformed id with its 404 (`JOB_NOT_FOUND`), as it always has. `@ApiSchema` documents what a valid
+ * one spells (the same integers as {@link Id}), so generated clients take a number.
+ */
+@ApiSchema({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER })
+export class JobIdText {
+  /** The text unchanged. */
+  static fromString(raw: string): string {
+    return raw;
+  }
+}

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
-import { ApiTags, Context, GET, Path, Produces, QueryParam, Response, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { ApiSchema, ApiTags, Context, GET, Path, Produces, QueryParam, Response, type ContainerRequestContext } from '@jaxrs-node/pipeline';
 import type { ClientConcurrency } from '../../domain/client-concurrency.js';
-import { largeDataStream, parseLargeDataCount } from '../../domain/large-data.js';
+import { DEFAULT_LARGE_DATA_COUNT, largeDataStream, MAX_LARGE_DATA_COUNT, parseLargeDataCount } from '../../domain/large-data.js';
 import { USER_JSON_SCHEMA } from '../../domain/user-schema.js';
 import { formatTimestamp } from '../../domain/users-model.js';
 import { Enriched } from '../bindings.js';
@@ -44,6 +44,19 @@ export class TestResource {
 }
 
 /**
+ * The `count` of `/api/large-data` as text: `parseLargeDataCount` decides (its 400
+ * `LARGE_DATA_BAD_COUNT`, an empty value meaning the default). `@ApiSchema` documents the values it
+ * takes, so generated clients send a number.
+ */
+@ApiSchema({ type: 'integer', minimum: 0, maximum: MAX_LARGE_DATA_COUNT, default: DEFAULT_LARGE_DATA_COUNT })
+export class LargeDataCountText {
+  /** The text unchanged. */
+  static fromString(raw: string): string {
+    return raw;
+  }
+}
+
+/**
  * `GET /api/large-data?count=N` (default 1000, at most 1 000 000): a JSON document streamed item by
  * item in constant memory; backpressure and client aborts reach the generator through the
  * pipeline's stream writer (`pipeline(body, res)` destroys it when the client goes away).
@@ -58,7 +71,7 @@ export class LargeDataResource {
 
   @GET()
   @Produces('application/json')
-  stream(@QueryParam('count') count: string | undefined, @Context() ctx: ContainerRequestContext): unknown {
+  stream(@QueryParam('count', { type: LargeDataCountText }) count: string | undefined, @Context() ctx: ContainerRequestContext): unknown {
     const items = parseLargeDataCount(count); // a bad count is a 400 without taking a slot
     const release = this.downloads.acquire(`a:${ctx.remoteAddress ?? 'unknown'}`);
     const body = largeDataStream({ count: items });
