@@ -21,6 +21,10 @@ describe('26 OpenAPI, over a real socket', () => {
     expect(Object.keys(doc.paths)).toEqual(['/notes', '/notes/{id}']);
     expect(doc.components.schemas.NewNote.properties.title).toEqual({ type: 'string', minLength: 1, pattern: '\\S', maxLength: 80 });
     expect(doc.paths['/notes/{id}'].delete.security).toEqual([{ bearer: [] }]);
+    expect(doc.paths['/notes/{id}'].get.security).toEqual([]);
+    expect(doc.paths['/notes/{id}'].get.summary).toBe('Get');
+    expect(doc.tags).toEqual([{ name: 'notes', description: 'Short notes, each with a few tags' }]);
+    expect(doc.servers).toEqual([{ url: '/' }]);
     expect(doc.paths['/notes'].post.responses['201'].headers.Location).toBeDefined();
 
     // The rule the document states is the one the server enforces.

@@ -114,6 +114,7 @@ export class NotesResource {
 /** The feature's options: the document's info, and which scheme protects what. */
 export const OPENAPI = {
   info: { title: 'Notes', version: '1.0.0', description: 'Example 26 of @jaxrs-node/pipeline' },
+  tags: { notes: 'Short notes, each with a few tags' },
   securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
   security: [{ binding: RolesAllowed, schemes: ['bearer'] }],
 };

@@ -86,8 +86,9 @@ describe('the generated document', () => {
     expect(replace.security).toEqual([{ bearer: [] }]);
     expect(replace.requestBody.required).toBe(false);
     expect(Object.keys(replace.responses)).toEqual(expect.arrayContaining(['401', '403', '404']));
-    // PermitAll on the method beats the class's... no RolesAllowed here, and the search is public.
-    expect((doc.paths['/orders/search']!.get as Record<string, unknown>).security).toBeUndefined();
+    // PermitAll on the method beats the class's... no RolesAllowed here, and the search is public:
+    // said explicitly, since the document declares security schemes (OpenAPI 3.1 §4.8.10.2).
+    expect((doc.paths['/orders/search']!.get as Record<string, unknown>).security).toEqual([]);
     const form = doc.paths['/forms']!.post as Record<string, any>;
     expect(form.security).toEqual([{ apiKey: [] }]);
     expect(Object.keys(form.responses).sort()).toEqual(['200', '400', '401', '406', '413', '415', '500', '503']);
@@ -139,9 +140,15 @@ describe('the generated document', () => {
     expect(Object.keys(all.paths['/orders']!).sort()).toEqual(['get', 'head', 'options', 'post']);
   });
 
-  it('prefixes every path with the base path', () => {
+  it('puts the base path in the default server, or prefixes every path with it when servers are given', () => {
+    expect(doc.servers).toEqual([{ url: '/' }]);
     const based = buildOpenApi(richApp({ basePath: '/api' }, undefined), OPENAPI_OPTIONS);
-    expect(Object.keys(based.paths).sort()).toEqual(
+    expect(based.servers).toEqual([{ url: '/api' }]);
+    expect(Object.keys(based.paths).sort()).toEqual(Object.keys(doc.paths).sort());
+    const servers = [{ url: 'https://orders.example.com' }];
+    const public_ = buildOpenApi(richApp({ basePath: '/api' }, undefined), { ...OPENAPI_OPTIONS, servers });
+    expect(public_.servers).toEqual(servers);
+    expect(Object.keys(public_.paths).sort()).toEqual(
       Object.keys(doc.paths)
         .map((p) => `/api${p}`)
         .sort(),
@@ -238,10 +245,11 @@ describe.each(TRANSPORTS)('OpenApiFeature with a base path and swagger-ui-dist i
       }),
   );
 
-  it('serves the document under the base path, its paths prefixed', async () => {
+  it('serves the document under the base path, its server the base path', async () => {
     expect((await send('/spec.json')).status).toBe(404);
     const doc = (await send('/api/spec.json')).json<OpenApiDocument>();
-    expect(Object.keys(doc.paths)).toEqual(['/api/ping']);
+    expect(doc.servers).toEqual([{ url: '/api' }]);
+    expect(Object.keys(doc.paths)).toEqual(['/ping']);
   });
 
   it('serves the page with a strict Content-Security-Policy and its files from the package', async () => {

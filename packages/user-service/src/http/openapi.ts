@@ -12,8 +12,10 @@ import { ApiKeyAuth, BasicAuth, BearerAuth, RateLimited } from './bindings.js';
  */
 
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
-/** A user as stored: the full User, or the variant resource's `{id, name, email}` (`POST /api/users/create`). */
-const USER = { anyOf: [ref('User'), ref('VariantUser')] } as JsonSchema;
+/** What `GET`, `PUT` and `PATCH /api/users/{id}` answer: a User, or the variant shape for a user made by `POST /api/users/create`. */
+const ANY_USER = { anyOf: [ref('User'), ref('VariantUser')] } as JsonSchema;
+/** The lists and pages hold Users only: variant users are left out of them (users.ts). */
+const USERS: JsonSchema = { type: 'array', items: ref('User') };
 const ERROR = ref('Error');
 const OBJECT: JsonSchema = { type: 'object' };
 const integer = (description: string): { description: string; schema: JsonSchema } => ({ description, schema: { type: 'integer' } });
@@ -27,6 +29,19 @@ const NO_SPACE = error('The store cannot write (a full disk); reads still work')
 const KEY_REUSED = error('The Idempotency-Key was used for a different request (method, path or body)');
 const REPLAYED = {
   'Idempotent-Replayed': '`true` when this is the stored first answer to an earlier request with the same Idempotency-Key',
+};
+
+/** Request headers the operations read through `evaluatePreconditions` (RFC 9110 §13.1) or the idempotency store. */
+const IF_MATCH = {
+  'If-Match': "Write only if the user's current ETag is one of these (else 412, RFC 9110 §13.1.1); without it the write goes ahead",
+};
+const IF_NONE_MATCH = { 'If-None-Match': "304 Not Modified when the user's current ETag is one of these (RFC 9110 §13.1.2)" };
+const IDEMPOTENCY_KEY = {
+  'Idempotency-Key': {
+    description:
+      'Up to 255 visible ASCII characters; a retry with the same key and request gets the first answer again (Idempotent-Replayed: true), for 24 hours',
+    schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x21-\\x7e]+$' },
+  },
 };
 
 const { $schema: _schema, $id: _id, ...userSchema } = USER_JSON_SCHEMA;
@@ -56,18 +71,113 @@ const ERROR_SCHEMA: JsonSchema = {
 const VARIANT_USER_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['id', 'name', 'email'],
-  properties: { id: { type: 'integer' }, name: { type: 'string' }, email: { type: 'string' } },
+  properties: { id: { type: 'integer', minimum: 1 }, name: { type: 'string' }, email: { type: 'string' } },
 };
 
 const USER_PAGE: JsonSchema = {
   type: 'object',
   required: ['content', 'page', 'size', 'totalElements', 'totalPages'],
   properties: {
-    content: { type: 'array', items: USER },
+    content: USERS,
     page: { type: 'integer' },
     size: { type: 'integer' },
     totalElements: { type: 'integer' },
     totalPages: { type: 'integer' },
+  },
+};
+
+/** An order as `toOrderRepresentation` (orders-model.ts) writes it; amounts are decimal numbers. */
+const ORDER_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'orderNumber', 'customer', 'items', 'totalAmount', 'status', 'createdAt'],
+  properties: {
+    id: { type: 'integer', minimum: 1 },
+    orderNumber: { type: 'string', pattern: '^ORD-\\d+$' },
+    customer: {
+      type: 'object',
+      required: ['id', 'email'],
+      properties: { id: { type: 'integer', minimum: 1 }, email: { type: 'string' } },
+    },
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['product', 'quantity', 'unitPrice', 'lineTotal'],
+        properties: {
+          product: {
+            type: 'object',
+            required: ['id', 'name', 'price'],
+            properties: { id: { type: 'integer' }, name: { type: 'string' }, price: { type: 'number' } },
+          },
+          quantity: { type: 'integer', minimum: 1 },
+          unitPrice: { type: 'number' },
+          lineTotal: { type: 'number' },
+        },
+      },
+    },
+    totalAmount: { type: 'number' },
+    status: { type: 'string', enum: ['PENDING', 'PROCESSING', 'COMPLETED'] },
+    createdAt: { type: 'string', format: 'date-time' },
+  },
+};
+
+/** An asynchronous creation job (jobs-model.ts `Job`), the body of its status resources. */
+const JOB_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['id', 'status', 'total', 'processed', 'created', 'failed', 'submittedAt'],
+  properties: {
+    id: { type: 'integer', minimum: 1 },
+    status: { type: 'string', enum: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED'] },
+    total: { type: 'integer', minimum: 0, description: 'Items submitted' },
+    processed: { type: 'integer', minimum: 0, description: 'Items whose outcome is in created or failed' },
+    created: { type: 'array', items: { type: 'integer', minimum: 1 }, description: 'Ids of the users created, in item order' },
+    failed: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['index', 'errors'],
+        properties: { index: { type: 'integer', minimum: 0, description: 'Position of the item' }, errors: { type: 'array', items: {} } },
+      },
+    },
+    submittedAt: { type: 'string', format: 'date-time' },
+    startedAt: { type: 'string', format: 'date-time' },
+    completedAt: { type: 'string', format: 'date-time' },
+    reason: { type: 'string', description: 'Why the job FAILED' },
+  },
+};
+
+/** `GET /api/async/users/status` before any job ran (`NO_JOB_STATUS`): nothing is pending. */
+const NO_JOB: JsonSchema = {
+  type: 'object',
+  required: ['status', 'total', 'processed'],
+  properties: { status: { const: 'COMPLETED' }, total: { const: 0 }, processed: { const: 0 } },
+};
+
+/** The streamed body of `/api/large-data` (large-data.ts). */
+const LARGE_DATA: JsonSchema = {
+  type: 'object',
+  required: ['items', 'count'],
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['id', 'name', 'value'],
+        properties: { id: { type: 'integer', minimum: 1 }, name: { type: 'string' }, value: { type: 'number' } },
+      },
+    },
+    count: { type: 'integer', minimum: 0, maximum: 1_000_000 },
+  },
+};
+
+const HEALTH: JsonSchema = {
+  type: 'object',
+  required: ['status', 'users'],
+  properties: {
+    status: { type: 'string', enum: ['UP', 'DEGRADED'] },
+    users: { type: 'integer', minimum: 0 },
+    reason: { type: 'string', description: 'DEGRADED: why the last write failed (its errno)' },
+    since: { type: 'string', description: 'DEGRADED: since when' },
   },
 };
 
@@ -79,12 +189,28 @@ const JOB_EVENTS: Record<string, ApiResponseOptions> = {
 
 /** The feature's options: exported for tests, which read the document the service serves. */
 export const SERVICE_OPENAPI: OpenApiOptions = {
-  info: { title: 'User service', version: '1.0.0', description: 'The reference server of @jaxrs-node/pipeline' },
+  info: {
+    title: 'User service',
+    version: '1.0.0',
+    description: 'The reference server of @jaxrs-node/pipeline',
+    license: { name: 'MIT', identifier: 'MIT' },
+  },
   // Swagger UI at /docs when the operator installs swagger-ui-dist beside the service (looked up from this module upward).
   docsPath: '/docs',
   resolveFrom: import.meta.url,
   errorSchema: ERROR_SCHEMA,
-  schemas: { User: userSchema as JsonSchema, VariantUser: VARIANT_USER_SCHEMA },
+  schemas: { User: userSchema as JsonSchema, VariantUser: VARIANT_USER_SCHEMA, Order: ORDER_SCHEMA, Job: JOB_SCHEMA },
+  tags: {
+    users: 'Create, read, update and delete users (JSON; one user also as XML)',
+    orders: "A user's orders and their status",
+    auth: 'Bearer tokens from a username and password',
+    authenticated: 'The user list behind each authentication scheme',
+    async: 'Creating many users in a background job, and following its progress',
+    files: 'Uploading and downloading files',
+    products: 'The product catalogue, from an upstream service',
+    health: 'Whether the service takes writes',
+    misc: 'Streaming, writer interceptors, the user JSON Schema and a plain-text endpoint',
+  },
   securitySchemes: {
     basic: { type: 'http', scheme: 'basic' },
     bearer: { type: 'http', scheme: 'bearer', description: 'A token from POST /api/auth/login' },
@@ -103,6 +229,12 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
   filters: [
     {
       // ApiVersionFilter refuses an X-API-Version other than 1; close() answers 503 while draining.
+      requestHeaders: {
+        'X-API-Version': {
+          description: 'The API version the client speaks; absent means 1, any other value is a 400',
+          schema: { type: 'string', enum: ['1'] },
+        },
+      },
       responses: {
         400: error('Invalid input, or an unsupported X-API-Version'),
         503: error('Shutting down, or busy: retry later', { 'Retry-After': 'Seconds' }),
@@ -125,34 +257,60 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
   ],
   operations: {
     'UsersResource.list': {
-      summary: 'All users (a JSON array), or a page of them with page, size or sort',
+      summary: 'List users, or one page of them',
+      description: 'All users as a JSON array (at most 1000, by id); with page, size or sort, a page of them with X-Total-Count and Link.',
       responses: {
         200: {
-          type: { oneOf: [{ type: 'array', items: USER }, USER_PAGE] },
+          type: { oneOf: [USERS, USER_PAGE] },
           headers: { 'X-Total-Count': integer('Users in all pages (paged answers)'), Link: 'first, prev, next and last pages (RFC 8288)' },
         },
       },
     },
-    'UsersResource.search': { responses: { 200: { type: { type: 'array', items: USER } } } },
-    'UsersResource.create': { responses: { 201: { type: USER, headers: { ...LOCATION, ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE } },
-    'UsersResource.createVariant': { responses: { 201: { type: OBJECT, headers: LOCATION }, 507: NO_SPACE } },
+    'UsersResource.search': { summary: 'Search users by email', responses: { 200: { type: USERS } } },
+    'UsersResource.create': {
+      summary: 'Create a user',
+      requestHeaders: IDEMPOTENCY_KEY,
+      responses: { 201: { type: ref('User'), headers: { ...LOCATION, ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE },
+    },
+    'UsersResource.createVariant': {
+      summary: 'Create a user from a name and an email',
+      responses: { 201: { type: ref('VariantUser'), headers: LOCATION }, 507: NO_SPACE },
+    },
     'UsersResource.get': {
-      responses: { 200: { type: USER, headers: ETAG }, 304: { description: 'Not Modified (If-None-Match)', headers: ETAG } },
+      summary: 'Get a user',
+      requestHeaders: IF_NONE_MATCH,
+      responses: { 200: { type: ANY_USER, headers: ETAG }, 304: { description: 'Not Modified (If-None-Match)', headers: ETAG } },
     },
     'UsersResource.replace': {
-      responses: { 200: { type: USER, headers: ETAG }, 412: PRECONDITION_FAILED, 507: NO_SPACE },
+      summary: 'Replace a user',
+      requestHeaders: IF_MATCH,
+      responses: { 200: { type: ANY_USER, headers: ETAG }, 412: PRECONDITION_FAILED, 507: NO_SPACE },
     },
     'UsersResource.patch': {
-      responses: { 200: { type: USER, headers: ETAG }, 412: PRECONDITION_FAILED, 507: NO_SPACE },
+      summary: 'Update a user (JSON merge patch)',
+      requestHeaders: IF_MATCH,
+      responses: { 200: { type: ANY_USER, headers: ETAG }, 412: PRECONDITION_FAILED, 507: NO_SPACE },
     },
-    'UsersResource.remove': { responses: { 204: {}, 412: PRECONDITION_FAILED, 507: NO_SPACE } },
-    'UsersResource.listOrders': { responses: { 200: { type: { type: 'array', items: OBJECT } } } },
+    'UsersResource.remove': {
+      summary: 'Delete a user',
+      requestHeaders: IF_MATCH,
+      responses: { 204: {}, 412: PRECONDITION_FAILED, 507: NO_SPACE },
+    },
+    'UsersResource.listOrders': { summary: "List a user's orders", tags: ['orders'], responses: { 200: { type: [ref('Order')] } } },
     'UsersResource.createOrder': {
-      responses: { 201: { type: OBJECT, headers: { ...LOCATION, ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE },
+      summary: 'Place an order',
+      tags: ['orders'],
+      requestHeaders: IDEMPOTENCY_KEY,
+      responses: { 201: { type: ref('Order'), headers: { ...LOCATION, ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE },
     },
-    'UsersResource.getOrder': { responses: { 200: { type: OBJECT } } },
-    'UsersResource.transition': { responses: { 200: { type: OBJECT }, 409: CONFLICT, 507: NO_SPACE } },
+    'UsersResource.getOrder': { summary: 'Get an order', tags: ['orders'], responses: { 200: { type: ref('Order') } } },
+    'UsersResource.transition': {
+      summary: "Change an order's status",
+      tags: ['orders'],
+      responses: { 200: { type: ref('Order') }, 409: CONFLICT, 507: NO_SPACE },
+    },
     'AuthResource.login': {
+      summary: 'Log in for a bearer token',
       responses: {
         200: {
           type: {
@@ -164,20 +322,40 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
         401: error('Wrong username or password'),
       },
     },
-    'AdminUsersResource.list': { responses: { 200: { type: { type: 'array', items: USER } } } },
-    'ProtectedUsersResource.list': { responses: { 200: { type: { type: 'array', items: USER } } } },
-    'ExternalUsersResource.list': { responses: { 200: { type: { type: 'array', items: USER } } } },
-    'HealthResource.api': { responses: { 200: { type: OBJECT }, 503: { type: OBJECT, description: 'DEGRADED: the store cannot write' } } },
-    'HealthResource.root': { responses: { 200: { type: OBJECT }, 503: { type: OBJECT, description: 'DEGRADED: the store cannot write' } } },
+    'AdminUsersResource.list': { summary: 'List users (HTTP Basic, admin)', responses: { 200: { type: USERS } } },
+    'ProtectedUsersResource.list': { summary: 'List users (bearer token)', responses: { 200: { type: USERS } } },
+    'ExternalUsersResource.list': { summary: 'List users (API key)', responses: { 200: { type: USERS } } },
+    'HealthResource.api': {
+      summary: 'Health',
+      responses: { 200: { type: HEALTH }, 503: { type: HEALTH, description: 'DEGRADED: the store cannot write' } },
+    },
+    'HealthResource.root': {
+      summary: 'Health (root path)',
+      responses: { 200: { type: HEALTH }, 503: { type: HEALTH, description: 'DEGRADED: the store cannot write' } },
+    },
+    'TestResource.text': { summary: 'Plain-text test endpoint' },
     'LargeDataResource.stream': {
+      summary: 'Stream a large JSON document',
       responses: {
-        200: { type: { type: 'object', required: ['items', 'count'] } },
+        200: { type: LARGE_DATA },
         429: error('Too many large-data downloads from this client at once', { 'Retry-After': 'Seconds to wait' }),
       },
     },
-    'CustomDataResource.get': { responses: { 200: { type: OBJECT } } },
-    'SchemaResource.get': { responses: { 200: { type: OBJECT } } },
+    'CustomDataResource.get': {
+      summary: 'Data enriched by a writer interceptor',
+      responses: {
+        200: {
+          type: {
+            type: 'object',
+            required: ['message', 'generatedAt'],
+            properties: { message: { type: 'string' }, generatedAt: { type: 'string' }, customField: {} },
+          },
+        },
+      },
+    },
+    'SchemaResource.get': { summary: 'The JSON Schema of a user', responses: { 200: { type: OBJECT } } },
     'ProductsResource.get': {
+      summary: 'Get a product',
       responses: {
         200: { type: OBJECT },
         502: error('The product catalogue answered badly'),
@@ -185,29 +363,48 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
       },
     },
     'XmlUsersResource.get': {
-      responses: {
-        200: { type: { type: 'string' }, mediaTypes: ['application/xml', 'text/xml'] },
-        400: { ...error('The id is not a positive integer'), mediaTypes: ['application/json'] },
-      },
+      summary: 'Get a user as XML',
+      responses: { 200: { type: { type: 'string' }, mediaTypes: ['application/xml', 'text/xml'] } },
     },
-    'FilesResource.upload': { responses: { 201: { type: OBJECT, headers: LOCATION }, 507: error('No space left for the file') } },
-    'FilesResource.metadata': { responses: { 200: { type: OBJECT } } },
+    'FilesResource.upload': {
+      summary: 'Upload a file',
+      // FilesResource reads the parts itself (a MultipartBody, streamed to disk): its entity type cannot say which.
+      requestBody: {
+        type: {
+          type: 'object',
+          required: ['file'],
+          properties: {
+            file: { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream', description: 'The file' },
+            description: { type: 'string', description: 'What the file is' },
+          },
+        },
+        encoding: { file: 'application/octet-stream', description: 'text/plain' },
+      },
+      responses: { 201: { type: OBJECT, headers: LOCATION }, 507: error('No space left for the file') },
+    },
+    'FilesResource.metadata': { summary: "Get a file's metadata", responses: { 200: { type: OBJECT } } },
     'FilesResource.download': {
+      summary: 'Download a file',
       responses: {
         200: {
-          type: { type: 'string' },
+          type: { type: 'string', contentMediaType: 'application/octet-stream' },
           mediaTypes: ['application/octet-stream'],
           headers: { 'Content-Disposition': 'The file name (RFC 6266)' },
         },
       },
     },
     'AsyncUsersResource.submit': {
-      responses: { 202: { type: OBJECT, headers: { Location: 'The job', ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE },
+      summary: 'Create users in a background job',
+      requestHeaders: IDEMPOTENCY_KEY,
+      responses: { 202: { type: ref('Job'), headers: { Location: 'The job', ...REPLAYED } }, 422: KEY_REUSED, 507: NO_SPACE },
     },
-    'AsyncUsersResource.status': { responses: { 200: { type: OBJECT } } },
-    'AsyncUsersResource.job': { responses: { 200: { type: OBJECT } } },
-    'AsyncUsersResource.events': { responses: JOB_EVENTS },
-    'AsyncUsersResource.legacyEvents': { responses: JOB_EVENTS },
+    'AsyncUsersResource.status': {
+      summary: 'Status of the latest job',
+      responses: { 200: { type: { anyOf: [ref('Job'), NO_JOB] } } },
+    },
+    'AsyncUsersResource.job': { summary: 'Get a job', responses: { 200: { type: ref('Job') } } },
+    'AsyncUsersResource.events': { summary: "Follow a job's progress (server-sent events)", responses: JOB_EVENTS },
+    'AsyncUsersResource.legacyEvents': { summary: "Follow a job's progress (deprecated path)", responses: JOB_EVENTS },
   },
 };
 

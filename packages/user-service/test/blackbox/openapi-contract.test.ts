@@ -46,6 +46,58 @@ describe('the OpenAPI contract (black box)', () => {
     expect(contract.doc.paths['/api/users'].post.responses['201'].headers.Location).toBeDefined();
   });
 
+  it('is exact enough for generated clients: typed ids, request headers, error media types, tags, summaries', () => {
+    type Param = { name: string; in: string; required: boolean; schema: Record<string, unknown> };
+    type Op = { summary?: string; tags: string[]; security?: unknown[]; parameters?: Param[]; responses: Record<string, any> };
+    const doc = contract.doc as { paths: Record<string, Record<string, Op>>; tags: Array<{ name: string; description?: string }> };
+    const ops = Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([m, op]) => ({ key: `${m} ${path}`, op })));
+    const header = (op: Op, name: string): Param | undefined => op.parameters?.find((p) => p.in === 'header' && p.name === name);
+    for (const { key, op } of ops) {
+      expect(op.summary, key).toMatch(/^[A-Z]/);
+      expect(header(op, 'X-API-Version')?.schema, key).toEqual({ type: 'string', enum: ['1'] });
+      // User, order and job ids are integers from 1 (what the Id converter takes, what a job id spells).
+      for (const p of op.parameters ?? [])
+        if (p.in === 'path' && (p.name === 'id' || p.name === 'orderId') && !key.includes('/files/'))
+          expect(p.schema, `${key} ${p.name}`).toEqual({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
+      // Error bodies are JSON whatever the success type (the event stream, text/plain, XML, a file);
+      // only a route producing another JSON type may also answer in it (the user schema's application/schema+json).
+      for (const [status, r] of Object.entries(op.responses)) {
+        if (Number(status) < 400 || r.content === undefined) continue;
+        const types = key === 'get /api/schema/user' ? ['application/schema+json', 'application/json'] : ['application/json'];
+        expect(Object.keys(r.content), `${key} ${status}`).toEqual(types);
+      }
+      expect(op.security === undefined ? 'none' : 'declared', key).toBe('declared');
+    }
+    const users = doc.paths['/api/users/{id}']!;
+    expect(header(users.get!, 'If-None-Match')).toBeDefined();
+    for (const m of ['put', 'patch', 'delete']) expect(header(users[m]!, 'If-Match'), m).toBeDefined();
+    for (const [path, m] of [
+      ['/api/users', 'post'],
+      ['/api/users/{id}/orders', 'post'],
+      ['/api/async/users', 'post'],
+    ] as const)
+      expect(header(doc.paths[path]![m]!, 'Idempotency-Key')?.schema, path).toMatchObject({ type: 'string', maxLength: 255 });
+    expect(doc.paths['/api/users']!.get!.security).toEqual([]);
+    expect(doc.paths['/api/large-data']!.get!.parameters!.find((p) => p.name === 'count')!.schema).toEqual({
+      type: 'integer',
+      minimum: 0,
+      maximum: 1_000_000,
+      default: 1000,
+    });
+    expect(doc.paths['/api/users/search']!.get!.responses['200'].content['application/json'].schema).toEqual({
+      type: 'array',
+      items: { $ref: '#/components/schemas/User' },
+    });
+    expect(doc.paths['/api/async/users/jobs/{id}']!.get!.responses['200'].content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/Job',
+    });
+    const upload = doc.paths['/api/files/upload']!.post! as Op & { requestBody: { content: Record<string, any> } };
+    expect(upload.requestBody.content['multipart/form-data'].encoding.file).toEqual({ contentType: 'application/octet-stream' });
+    const used = new Set(ops.flatMap(({ op }) => op.tags));
+    expect(new Set(doc.tags.map((t) => t.name))).toEqual(used);
+    for (const t of doc.tags) expect(t.description, t.name).toBeTruthy();
+  });
+
   it('users: list, page, search, create, read, conditional read, replace, patch, delete', async () => {
     expect((await call('GET', '/api/users')).status).toBe(200);
     expect((await call('GET', '/api/users?page=0&size=2&sort=id')).status).toBe(200);
@@ -110,6 +162,11 @@ describe('the OpenAPI contract (black box)', () => {
     expect((await call('GET', '/health')).status).toBe(200);
     expect((await call('GET', '/test')).status).toBe(200);
     expect((await call('GET', '/api/large-data?count=3')).status).toBe(200);
+    // Documented as an integer, still read by the domain: empty is the default, anything else a 400 of its own.
+    expect((await call('GET', '/api/large-data?count=')).status).toBe(200);
+    const badCount = await call('GET', '/api/large-data?count=abc');
+    expect(badCount.status).toBe(400);
+    expect(badCount.json().message).toMatch(/count must be an integer/);
     expect((await call('GET', '/api/custom-data')).status).toBe(200);
     expect((await call('GET', '/api/schema/user')).status).toBe(200);
     expect((await call('GET', '/api/products/1')).status).toBe(200);
@@ -128,6 +185,9 @@ describe('the OpenAPI contract (black box)', () => {
     expect((await call('GET', '/api/async/users/status')).status).toBe(200);
     const jobId = (job.json() as { id: string }).id;
     expect((await call('GET', `/api/async/users/jobs/${jobId}`)).status).toBe(200);
+    // A job id is documented as an integer; one that is not is still the domain's 404.
+    expect((await call('GET', '/api/async/users/jobs/abc')).status).toBe(404);
+    expect((await call('GET', '/api/async/users/jobs/007')).status).toBe(404);
   });
 
   it('every response conformed, and every documented operation but the event streams was exercised', () => {

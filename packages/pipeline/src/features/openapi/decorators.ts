@@ -35,6 +35,23 @@ export interface ApiResponseOptions {
 }
 
 /**
+ * A request body documented by hand, for a method whose entity type says too little (a
+ * `MultipartBody` read part by part, an `unknown` body checked by the domain).
+ * @example const upload: ApiRequestBodyOptions = { type: { type: 'object', properties: { file: { type: 'string', format: 'binary' } } }, encoding: { file: 'application/octet-stream' } };
+ */
+export interface ApiRequestBodyOptions {
+  /** The body's type, as {@link ApiResponseOptions.type}: a class, `[Class]`, a scalar constructor or a JSON Schema. */
+  readonly type: TypeToken | readonly [TypeToken] | JsonSchema;
+  readonly description?: string;
+  /** Default: whether the method's entity is required (true without one). */
+  readonly required?: boolean;
+  /** Default: the method's `@Consumes`. */
+  readonly mediaTypes?: readonly string[];
+  /** Multipart bodies: each part's Content-Type by part name (OpenAPI 3.1 Encoding Object). */
+  readonly encoding?: Readonly<Record<string, string>>;
+}
+
+/**
  * What {@link ApiOperation} declares.
  * @example const doc: ApiOperationOptions = { summary: 'One user', operationId: 'getUser' };
  */
@@ -44,6 +61,15 @@ export interface ApiOperationOptions {
   /** Default `ClassName_method` (deduplicated with a numeric suffix). */
   readonly operationId?: string;
   readonly deprecated?: boolean;
+  /**
+   * Request headers the operation reads without a `@HeaderParam` (a filter or the method's
+   * `ContainerRequestContext` does: `If-Match` for `evaluatePreconditions`, say), by name, as
+   * header parameters. A name a `@HeaderParam` already documents (compared case-insensitively,
+   * RFC 9110 §5.1) gets the description and keeps its converted schema.
+   */
+  readonly requestHeaders?: Readonly<Record<string, ApiHeader | string>>;
+  /** The request body, replacing the one documented from the method's entity parameter. */
+  readonly requestBody?: ApiRequestBodyOptions;
 }
 
 /** What the OpenAPI decorators recorded on a class or method. */
@@ -58,6 +84,7 @@ export interface ApiMeta {
 // read once when the document is built.
 const store = new WeakMap<object, Map<string, ApiMeta>>();
 const elementTypes = new WeakMap<object, Map<string, TypeToken>>();
+const typeSchemas = new WeakMap<object, JsonSchema>();
 
 function metaOf(target: object, key: string | symbol | undefined): ApiMeta {
   const ctor = key === undefined ? target : (target as { constructor: object }).constructor;
@@ -165,6 +192,33 @@ export function ArrayOf(type: TypeToken): PropertyDecorator {
     if (fields === undefined) elementTypes.set(ctor, (fields = new Map()));
     fields.set(key, type);
   };
+}
+
+/**
+ * The schema of the values a type stands for, where TypeScript's metadata cannot say it: a
+ * parameter converter (a class with a static `fromString` or `valueOf`, Jakarta REST §3.2) that
+ * turns the text into a number, or a class whose JSON form is not its fields. Parameters typed
+ * with it (`@PathParam('id', { type: Id })`) and fields declared with it are documented with this
+ * schema instead of `string`; the parameter's own constraint decorators still add to it.
+ * @example
+ * \@ApiSchema({ type: 'integer', minimum: 1 })
+ * class Id { static fromString(raw: string): number { ... } }
+ */
+export function ApiSchema(schema: JsonSchema): ClassDecorator {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema))
+    throw new TypeError('@ApiSchema(schema): schema must be a JSON Schema object such as { type: "integer", minimum: 1 }');
+  return (target) => {
+    typeSchemas.set(target, schema);
+  };
+}
+
+/** The schema `@ApiSchema` gave `type` (or a superclass). */
+export function declaredTypeSchema(type: unknown): JsonSchema | undefined {
+  for (let c: unknown = type; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    const s = typeSchemas.get(c);
+    if (s !== undefined) return { ...s };
+  }
+  return undefined;
 }
 
 /** Fields `@ArrayOf` made visible on `cls` itself (not its superclasses). */

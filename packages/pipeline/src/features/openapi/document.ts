@@ -12,7 +12,7 @@ export interface OpenApiDocument {
   readonly openapi: string;
   readonly info: Readonly<Record<string, unknown>>;
   readonly servers?: ReadonlyArray<Readonly<Record<string, unknown>>>;
-  readonly tags?: ReadonlyArray<{ readonly name: string }>;
+  readonly tags?: ReadonlyArray<{ readonly name: string; readonly description?: string }>;
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly components: Readonly<Record<string, unknown>>;
 }
@@ -59,12 +59,18 @@ export class DocumentBuilder {
     if (op !== undefined) this.operations.push(op);
   }
 
-  /** The document, with every path under `basePath` (the application's, or undefined for the root). */
+  /**
+   * The document of an application whose base path is `basePath` (undefined for the root): with
+   * the `servers` option the paths carry the base path; without, the one server is the base path
+   * as a relative URL and the paths are relative to it (OpenAPI 3.1 §4.8.8.1).
+   */
   document(basePath: string | undefined): OpenApiDocument {
     const paths: Record<string, Record<string, unknown>> = {};
     const tags: string[] = [];
+    const servers = this.options.servers ?? [{ url: basePath ?? '/' }];
+    const prefix = this.options.servers === undefined ? undefined : basePath;
     for (const op of this.operations) {
-      const key = basePath === undefined ? op.path : op.path === '/' ? basePath : basePath + op.path;
+      const key = prefix === undefined ? op.path : op.path === '/' ? prefix : prefix + op.path;
       const item = (paths[key] ??= {});
       item[op.method] = op.operation;
       for (const t of op.operation.tags as string[]) if (!tags.includes(t)) tags.push(t);
@@ -90,12 +96,18 @@ export class DocumentBuilder {
     return {
       openapi: OPENAPI_VERSION,
       info: this.options.info,
-      ...(this.options.servers === undefined ? {} : { servers: this.options.servers }),
-      ...(tags.length === 0 ? {} : { tags: tags.map((name) => ({ name })) }),
+      servers,
+      ...(tags.length === 0 ? {} : { tags: tags.map((name) => tagObject(name, this.options.tags)) }),
       paths,
       components,
     };
   }
+}
+
+/** A Tag Object, with the description the `tags` option gives it. */
+function tagObject(name: string, descriptions: Readonly<Record<string, string>> | undefined): { name: string; description?: string } {
+  const description = descriptions !== undefined && Object.hasOwn(descriptions, name) ? descriptions[name] : undefined;
+  return description === undefined ? { name } : { name, description };
 }
 
 /** What the pipeline answers each error status for. */
@@ -121,12 +133,14 @@ function addAutomatic(item: Record<string, unknown>): void {
         return [s, rest];
       }),
     );
-    item.head = { ...get, operationId: `${String(get.operationId)}_head`, responses };
+    item.head = { ...get, summary: `${String(get.summary)} (headers only)`, operationId: `${String(get.operationId)}_head`, responses };
   }
   if (item.options === undefined) {
     const first = Object.values(item)[0] as Record<string, unknown>;
     item.options = {
       tags: first.tags,
+      summary: 'The methods of this path',
+      ...(first.security === undefined ? {} : { security: [] }),
       operationId: `${String(first.operationId)}_options`,
       responses: { 200: { description: 'The methods of this path', headers: { Allow: { schema: { type: 'string' } } } } },
     };

@@ -4,9 +4,11 @@ import type { NameBindingDecorator, ResourceInfo } from '../../core/context/reso
 import { effectiveResource, type MethodMeta } from '../../core/model/metadata.js';
 import { Response, ResponseBuilder } from '../../core/http/response.js';
 import { joinPaths } from '../../core/routing/path-template.js';
-import { isBinaryType, isStreamType } from '../../providers/type-tokens.js';
+import { parseMediaType } from '../../core/http/media-type.js';
+import { isBinaryType, isJsonMediaType, isStreamType } from '../../providers/type-tokens.js';
 import { RolesAllowed } from '../security/annotations.js';
 import { DenyAllFilter, RolesAllowedFeature } from '../security/roles-allowed-feature.js';
+import { mergeSchemas } from './json-schema.js';
 import { apiMeta, type ApiHeader, type ApiResponseOptions, type JsonSchema } from './decorators.js';
 import type { OpenApiOptions, OperationDoc } from './options.js';
 import { methodInputs, scanTemplate, type MethodInputs, type ParameterObject } from './parameters.js';
@@ -127,9 +129,72 @@ function declaredResponse(
   if (r.type !== undefined) {
     const schema = ctx.registry.forType(r.type);
     const first = Array.isArray(r.type) ? Array : r.type;
-    out.content = content(schema, r.mediaTypes ?? produces ?? [typeof first === 'function' ? defaultMediaType(first) : 'application/json']);
+    const isError = status === 'default' || Number(status) >= 400;
+    out.content = content(
+      schema,
+      r.mediaTypes ??
+        (isError ? errorMediaTypes(produces, ctx.options) : undefined) ??
+        produces ?? [typeof first === 'function' ? defaultMediaType(first) : 'application/json'],
+    );
   }
   return out;
+}
+
+/**
+ * The media types an error body is really written in on an operation producing `produces`: the
+ * error entity goes to the route's negotiated type only when a writer can write it there (a JSON
+ * type, `+json` included, RFC 6839 §3.1), else to the writers' type for it, the error media type
+ * (write-entity.ts `chooseMediaType`); an error raised before matching always gets the latter.
+ * So an event stream, plain-text or XML operation answers its errors in JSON, not in its success type.
+ */
+function errorMediaTypes(produces: readonly string[] | undefined, options: OpenApiOptions): string[] {
+  const json = (produces ?? []).filter((m) => {
+    const parsed = parseMediaType(m);
+    return parsed !== undefined && isJsonMediaType(parsed);
+  });
+  // An error raised before matching (a pre-matching filter) has no route type: always the error media type.
+  const fallback = options.errorMediaType ?? 'application/json';
+  return json.includes(fallback) ? json : [...json, fallback];
+}
+
+/** `getUser` → `Get user`: a readable default summary from a method name (OpenAPI tools list operations by it). */
+export function summaryOf(methodName: string): string {
+  const words = methodName
+    .replace(/[_-]+/g, ' ')
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1 $2')
+    .trim()
+    .split(/\s+/)
+    .map((w, i) => (i === 0 ? w.charAt(0).toUpperCase() + w.slice(1) : /^[A-Z0-9]+$/.test(w) && w.length > 1 ? w : w.toLowerCase()));
+  return words.join(' ') || methodName;
+}
+
+/**
+ * Header parameters declared by `requestHeaders` (a filter's, then the operation's): added after
+ * the method's own parameters; one a `@HeaderParam` already documents takes the declared spelling
+ * and description, and a declared schema adds to its converted one (header names are
+ * case-insensitive, RFC 9110 §5.1).
+ */
+function addRequestHeaders(parameters: ParameterObject[], headers: Readonly<Record<string, ApiHeader | string>>): void {
+  for (const [name, h] of Object.entries(headers)) {
+    const spec = typeof h === 'string' ? { description: h } : h;
+    const existing = parameters.find((p) => p.in === 'header' && p.name.toLowerCase() === name.toLowerCase());
+    if (existing !== undefined) {
+      existing.name = name; // the declared spelling (a @HeaderParam's name is kept in lower case)
+      if (spec.description !== undefined) existing.description = spec.description;
+      if (spec.required === true) existing.required = true;
+      // What the application checks beyond the conversion (a length, a pattern) adds to the converted schema.
+      if (spec.schema !== undefined) existing.schema = mergeSchemas(existing.schema, [spec.schema]);
+      continue;
+    }
+    parameters.push({
+      name,
+      in: 'header',
+      required: spec.required === true,
+      ...(spec.description === undefined ? {} : { description: spec.description }),
+      schema: spec.schema ?? { type: 'string' },
+    });
+  }
 }
 
 /** The responses a method may give when it declares none: its return type's 200 (or 204 for `void`). */
@@ -226,14 +291,13 @@ export function documentOperation(info: ResourceInfo, ctx: OperationContext): Do
   const operation: Record<string, unknown> = {};
   const opDoc = { ...methodDoc?.operation, ...optionDoc };
   operation.tags = optionDoc?.tags ?? methodDoc?.tags ?? classDoc?.tags ?? [cls.name || 'default'];
-  if (opDoc.summary !== undefined) operation.summary = opDoc.summary;
+  operation.summary = opDoc.summary ?? summaryOf(info.methodName);
   if (opDoc.description !== undefined) operation.description = opDoc.description;
   let id = opDoc.operationId ?? `${cls.name || 'Resource'}_${info.methodName}`;
   for (let n = 2; ctx.operationIds.has(id); n++) id = `${opDoc.operationId ?? `${cls.name || 'Resource'}_${info.methodName}`}_${n}`;
   ctx.operationIds.add(id);
   operation.operationId = id;
   if (opDoc.deprecated === true) operation.deprecated = true;
-  if (parameters.length > 0) operation.parameters = parameters;
 
   const entity = own.entity;
   const form = own.form;
@@ -243,19 +307,55 @@ export function documentOperation(info: ResourceInfo, ctx: OperationContext): Do
   } else if (form !== undefined) {
     const schema: JsonSchema = { type: 'object', properties: form.properties };
     if (form.required.length > 0) schema.required = form.required;
+    const body = content(schema, consumes ?? ['application/x-www-form-urlencoded']);
+    for (const [m, media] of Object.entries(body)) {
+      // OpenAPI 3.1 §4.8.15: each multipart part's Content-Type (bytes for an EntityPart, text for a field).
+      if (!m.toLowerCase().startsWith('multipart/')) continue;
+      const encoding = Object.fromEntries(
+        Object.keys(form.properties).map((name) => [
+          name,
+          { contentType: form.parts.includes(name) ? 'application/octet-stream' : 'text/plain' },
+        ]),
+      );
+      Object.assign(media as Record<string, unknown>, { encoding });
+    }
+    operation.requestBody = { required: form.required.length > 0, content: body };
+  }
+  const declaredBody = opDoc.requestBody;
+  if (declaredBody !== undefined) {
+    const schema = ctx.registry.forType(declaredBody.type);
+    const first = Array.isArray(declaredBody.type) ? Array : declaredBody.type;
+    const body = content(
+      schema,
+      declaredBody.mediaTypes ?? consumes ?? [typeof first === 'function' ? defaultMediaType(first) : 'application/json'],
+    );
+    if (declaredBody.encoding !== undefined) {
+      const encoding = Object.fromEntries(Object.entries(declaredBody.encoding).map(([name, contentType]) => [name, { contentType }]));
+      for (const [m, media] of Object.entries(body))
+        if (m.toLowerCase().startsWith('multipart/')) Object.assign(media as object, { encoding });
+    }
+    const generated = operation.requestBody as { required?: boolean } | undefined;
     operation.requestBody = {
-      required: form.required.length > 0,
-      content: content(schema, consumes ?? ['application/x-www-form-urlencoded']),
+      ...(declaredBody.description === undefined ? {} : { description: declaredBody.description }),
+      required: declaredBody.required ?? generated?.required ?? true,
+      content: body,
     };
   }
 
   const declared = new Map<string, ApiResponseOptions>();
   let common: Record<string, ApiHeader | string> = { ...ctx.options.headers };
+  let requestHeaders: Record<string, ApiHeader | string> = {};
   for (const f of ctx.options.filters ?? []) {
     if (f.binding !== undefined && !info.bindings.has(f.binding as unknown as NameBindingDecorator)) continue;
     common = { ...common, ...f.headers };
+    requestHeaders = { ...requestHeaders, ...f.requestHeaders };
     for (const [s, r] of Object.entries(f.responses ?? {})) declared.set(s, r);
   }
+  requestHeaders = { ...requestHeaders, ...methodDoc?.operation?.requestHeaders, ...optionDoc?.requestHeaders };
+  // Only what the pipeline converts can fail conversion (400); declared headers are read by others.
+  const converts = parameters.length > 0;
+  addRequestHeaders(parameters, requestHeaders);
+  if (parameters.length > 0) operation.parameters = parameters;
   const ownResponses = new Map<string, ApiResponseOptions>();
   for (const source of [classDoc?.responses, methodDoc?.responses]) for (const [s, r] of source ?? []) ownResponses.set(String(s), r);
   for (const [s, r] of Object.entries(optionDoc?.responses ?? {})) ownResponses.set(s, r);
@@ -270,10 +370,13 @@ export function documentOperation(info: ResourceInfo, ctx: OperationContext): Do
   if (security.requirements.length > 0) {
     operation.security = security.requirements;
     addError(responses, 401, ctx);
+  } else if (ctx.options.securitySchemes !== undefined || (ctx.options.security ?? []).length > 0) {
+    // Public: say so, rather than leave tools to guess (an empty requirement list, OpenAPI 3.1 §4.8.10.2).
+    operation.security = [];
   }
   if (security.forbidden || security.denied) addError(responses, 403, ctx);
   const readsBody = entity !== undefined || form !== undefined;
-  if (parameters.length > 0 || readsBody) addError(responses, 400, ctx);
+  if (converts || readsBody) addError(responses, 400, ctx);
   if (variables.length > 0) addError(responses, 404, ctx);
   if (produces !== undefined) addError(responses, 406, ctx);
   if (readsBody) addError(responses, 413, ctx);

@@ -41,6 +41,11 @@ export interface FilterDoc {
   readonly headers?: Readonly<Record<string, ApiHeader | string>>;
   /** Responses of those operations, by status (an operation's own declaration of a status wins). */
   readonly responses?: Readonly<Record<string, ApiResponseOptions>>;
+  /**
+   * Request headers the filter reads on those operations (an API version, a tenant), documented
+   * as header parameters of each; an operation's own `requestHeaders` of that name win.
+   */
+  readonly requestHeaders?: Readonly<Record<string, ApiHeader | string>>;
 }
 
 /**
@@ -50,8 +55,17 @@ export interface FilterDoc {
 export interface OpenApiOptions {
   /** The document's Info Object: `title` and `version` are required. */
   readonly info: { readonly title: string; readonly version: string; readonly [field: string]: unknown };
-  /** Server Objects; default none (OpenAPI then means the document's own server). */
+  /**
+   * Server Objects, e.g. the public URL `[{ url: 'https://api.example.com' }]`; the paths then keep
+   * the application's base path. Default: one relative server, the base path (`/api`, or `/` at the
+   * root), which the paths are relative to (OpenAPI 3.1 §4.8.1: relative to the document's URL).
+   */
   readonly servers?: ReadonlyArray<{ readonly url: string; readonly description?: string }>;
+  /**
+   * Descriptions of tags, by name: `{ users: 'Create, read, update and delete users' }`. Every tag
+   * an operation uses is listed at the top level (default tag: the resource class's name).
+   */
+  readonly tags?: Readonly<Record<string, string>>;
   /** Where the document is served, under the application's base path; `false` serves none. Default `/openapi.json`. */
   readonly path?: string | false;
   /**
@@ -90,6 +104,7 @@ export interface OpenApiOptions {
 const KEYS = new Set([
   'info',
   'servers',
+  'tags',
   'path',
   'docsPath',
   'resolveFrom',
@@ -159,8 +174,18 @@ export function checkOptions(options: OpenApiOptions): void {
   }
   for (const [i, f] of (options.filters ?? []).entries()) {
     if (typeof f !== 'object' || f === null || (f.binding !== undefined && typeof f.binding !== 'function')) {
-      throw new TypeError(`OpenApiFeature: filters[${i}] must be { binding?, headers?, responses? } with a binding made by NameBinding()`);
+      throw new TypeError(
+        `OpenApiFeature: filters[${i}] must be { binding?, headers?, requestHeaders?, responses? } with a binding made by NameBinding()`,
+      );
     }
+  }
+  for (const [name, description] of Object.entries(options.tags ?? {})) {
+    if (typeof description !== 'string')
+      throw new TypeError(`OpenApiFeature: tags['${name}'] must be the tag's description (a string), got ${typeof description}`);
+  }
+  for (const [i, server] of (options.servers ?? []).entries()) {
+    if (typeof server?.url !== 'string' || server.url === '')
+      throw new TypeError(`OpenApiFeature: servers[${i}] needs a url, e.g. { url: 'https://api.example.com' } or { url: '/api' }`);
   }
   for (const name of Object.keys(options.schemas ?? {})) {
     if (!/^[A-Za-z0-9._-]+$/.test(name))

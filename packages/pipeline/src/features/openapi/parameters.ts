@@ -1,5 +1,6 @@
 import { beanFields } from '../../core/model/bean-meta.js';
 import type { ParamMeta } from '../../core/model/metadata.js';
+import { FORM_PART_TYPE } from '../../core/stages/params.js';
 import { Int } from '../../providers/type-tokens.js';
 import { ownRules, paramRules, type ConstraintDef } from '../validation/constraints.js';
 import type { JsonSchema } from './decorators.js';
@@ -11,6 +12,7 @@ export interface ParameterObject {
   name: string;
   in: 'path' | 'query' | 'header' | 'cookie';
   required: boolean;
+  description?: string;
   schema: JsonSchema;
   style?: string;
   explode?: boolean;
@@ -20,7 +22,7 @@ export interface ParameterObject {
 export interface MethodInputs {
   readonly parameters: ParameterObject[];
   /** Form fields (`@FormParam`, also inside `@BeanParam`s), read from a urlencoded body. */
-  readonly form: { properties: Record<string, JsonSchema>; required: string[] } | undefined;
+  readonly form: { properties: Record<string, JsonSchema>; required: string[]; parts: string[] } | undefined;
   /** The entity parameter: its type and whether the body may be absent. */
   readonly entity: { readonly type: unknown; readonly optional: boolean } | undefined;
 }
@@ -31,6 +33,19 @@ function fieldConstraints(cls: Function, key: string): ConstraintDef[] {
   for (let c: unknown = cls; typeof c === 'function' && c !== Function.prototype; c = Object.getPrototypeOf(c)) chain.unshift(c);
   return chain.flatMap((c) => ownRules(c)?.get(key)?.constraints ?? []);
 }
+
+/**
+ * A type whose `@FormParam` receives a multipart part itself (`EntityPart`, marked by the
+ * multipart entry with {@link FORM_PART_TYPE}, so this module never imports it nor busboy).
+ */
+const isPartType = (type: unknown): boolean =>
+  typeof type === 'function' && (type as unknown as { [FORM_PART_TYPE]?: unknown })[FORM_PART_TYPE] === true;
+
+/**
+ * A part's bytes, as OpenAPI 3.1 writes binary content in a multipart body (§4.8.14.3: the
+ * schema says a string of `contentMediaType`; `format: binary` for 3.0-era tools).
+ */
+const BINARY_PART: JsonSchema = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' };
 
 /** A `@DefaultValue` as its converted value (params.ts converts it the same way at start-up). */
 function converted(raw: string, type: unknown): unknown {
@@ -101,9 +116,9 @@ export function methodInputs(
     const facts = constraintFacts(constraints);
     const type = p.type ?? designType ?? String;
     const isArray = type === Array;
-    let schema: JsonSchema = isArray
-      ? { type: 'array', items: scalarSchema(p.elementType ?? String) ?? { type: 'string' } }
-      : (scalarSchema(type) ?? { type: 'string' });
+    const part = p.source === 'form' && isPartType(isArray ? p.elementType : type);
+    const one = (t: unknown): JsonSchema => (part ? { ...BINARY_PART } : (scalarSchema(t) ?? { type: 'string' }));
+    let schema: JsonSchema = isArray ? { type: 'array', items: one(p.elementType ?? String) } : one(type);
     schema = mergeSchemas(schema, facts.fragments);
     const regex = p.source === 'path' ? regexes.get(name) : undefined;
     if (regex !== undefined && (schema.type === 'string' || schema.type === undefined)) {
@@ -114,8 +129,9 @@ export function methodInputs(
       schema.default = isArray ? [d] : d;
     }
     if (p.source === 'form') {
-      form ??= { properties: {}, required: [] };
+      form ??= { properties: {}, required: [], parts: [] };
       form.properties[name] = schema;
+      if (part) form.parts.push(name);
       if (facts.required) form.required.push(name);
       return;
     }

@@ -1,6 +1,6 @@
 import { ownRules, type ConstraintDef } from '../validation/constraints.js';
 import { Int, isBinaryType, isStreamType } from '../../providers/type-tokens.js';
-import { arrayElementType, ownArrayFields, type JsonSchema } from './decorators.js';
+import { arrayElementType, declaredTypeSchema, ownArrayFields, type JsonSchema } from './decorators.js';
 import { mergeSchemas, orNull } from './json-schema.js';
 
 /** What the constraints of one value say beyond their fragments. */
@@ -47,7 +47,7 @@ export function scalarSchema(type: unknown): JsonSchema | undefined {
   if (type === Boolean) return { type: 'boolean' };
   if (type === BigInt) return { type: 'integer' };
   if (type === Date) return { type: 'string', format: 'date-time' };
-  return undefined;
+  return declaredTypeSchema(type);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import {
   ApiOperation,
+  ApiTags,
   Consumes,
   Context,
   Entity,
@@ -16,10 +17,11 @@ import {
   UriInfo,
 } from '@jaxrs-node/pipeline';
 import type { IdempotencyService } from '../../domain/idempotency.js';
-import { NO_JOB_STATUS, type JobService } from '../../domain/jobs.js';
+import { NO_JOB_STATUS, type Job, type JobService } from '../../domain/jobs.js';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
 import type { JobEventLogs } from '../job-events.js';
 import { TOKENS } from '../tokens.js';
+import { JobIdText } from './ids.js';
 
 /**
  * Asynchronous user creation. `POST /api/async/users` takes an optional JSON array of user bodies
@@ -31,6 +33,7 @@ import { TOKENS } from '../tokens.js';
 @injectable()
 @Path('/api/async/users')
 @Produces('application/json')
+@ApiTags('async')
 export class AsyncUsersResource {
   constructor(
     @inject(TOKENS.jobs) private readonly jobs: JobService,
@@ -61,7 +64,7 @@ export class AsyncUsersResource {
   }
 
   @GET('jobs/{id}')
-  job(@PathParam('id') id: string): Job {
+  job(@PathParam('id', { type: JobIdText }) id: string): Job {
     return this.jobs.get(id);
   }
 
@@ -76,7 +79,11 @@ export class AsyncUsersResource {
    */
   @GET('jobs/{id}/events')
   @Produces('text/event-stream')
-  events(@PathParam('id') id: string, @Context() sink: SseEventSink, @LastEventId() lastEventId?: string): Response | undefined {
+  events(
+    @PathParam('id', { type: JobIdText }) id: string,
+    @Context() sink: SseEventSink,
+    @LastEventId() lastEventId?: string,
+  ): Response | undefined {
     return this.jobEvents.stream(this.jobs.get(id), sink, lastEventId) ? undefined : Response.noContent().build();
   }
 
@@ -88,7 +95,7 @@ export class AsyncUsersResource {
   @Produces('text/event-stream')
   @ApiOperation({ deprecated: true, summary: 'Deprecated: use GET /api/async/users/jobs/{id}/events (the same stream)' })
   legacyEvents(
-    @PathParam('jobId') jobId: string,
+    @PathParam('jobId', { type: JobIdText }) jobId: string,
     @Context() sink: SseEventSink,
     @LastEventId() lastEventId?: string,
   ): Response | undefined {

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Consumes, Context, NotBlank, Path, POST, Produces, ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { ApiTags, Consumes, Context, NotBlank, Path, POST, Produces, ContainerRequestContext } from '@jaxrs-node/pipeline';
 import type { AuthFailureGuard } from '../../domain/auth-failures.js';
 import { loginFailed } from '../../domain/auth.js';
 import type { BasicAuthenticator } from '../../domain/credentials.js';
@@ -25,6 +25,7 @@ export interface TokenAnswer {
 @Path('/api/auth')
 @Produces('application/json')
 @RateLimited()
+@ApiTags('auth')
 export class AuthResource {
   constructor(
     @inject(TOKENS.basic) private readonly basic: BasicAuthenticator,

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
+import { ApiTags, Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
 import { MultipartBody } from '@jaxrs-node/pipeline/multipart';
 import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files.js';
 import { TOKENS } from '../tokens.js';
@@ -12,6 +12,7 @@ import { TOKENS } from '../tokens.js';
  */
 @injectable()
 @Path('/api/files')
+@ApiTags('files')
 export class FilesResource {
   constructor(@inject(TOKENS.files) private readonly files: FileStore) {}
 

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
-import { Context, GET, Path, Produces, QueryParam, Response, ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { ApiSchema, ApiTags, Context, GET, Path, Produces, QueryParam, Response, ContainerRequestContext } from '@jaxrs-node/pipeline';
 import type { ClientConcurrency } from '../../domain/client-concurrency.js';
-import { largeDataStream, parseLargeDataCount } from '../../domain/large-data.js';
+import { DEFAULT_LARGE_DATA_COUNT, largeDataStream, MAX_LARGE_DATA_COUNT, parseLargeDataCount } from '../../domain/large-data.js';
 import { USER_JSON_SCHEMA } from '../../domain/user-schema.js';
 import { formatTimestamp } from '../../domain/users-model.js';
 import { Enriched } from '../bindings.js';
@@ -12,6 +12,7 @@ import type { RecordStore } from '../../storage/index.js';
 @injectable()
 @Path('/')
 @Produces('application/json')
+@ApiTags('health')
 export class HealthResource {
   constructor(@inject(TOKENS.store) private readonly store: RecordStore) {}
   @GET('api/health') api(): Response {
@@ -35,9 +36,23 @@ export class HealthResource {
 
 /** `GET /test`: plain text. */
 @Path('/test')
+@ApiTags('misc')
 export class TestResource {
   @GET() @Produces('text/plain') text(): string {
     return 'Test endpoint OK';
+  }
+}
+
+/**
+ * The `count` of `/api/large-data` as text: `parseLargeDataCount` decides (its 400
+ * `LARGE_DATA_BAD_COUNT`, an empty value meaning the default). `@ApiSchema` documents the values it
+ * takes, so generated clients send a number.
+ */
+@ApiSchema({ type: 'integer', minimum: 0, maximum: MAX_LARGE_DATA_COUNT, default: DEFAULT_LARGE_DATA_COUNT })
+export class LargeDataCountText {
+  /** The text unchanged. */
+  static fromString(raw: string): string {
+    return raw;
   }
 }
 
@@ -50,12 +65,13 @@ export class TestResource {
  */
 @injectable()
 @Path('/api/large-data')
+@ApiTags('misc')
 export class LargeDataResource {
   constructor(@inject(TOKENS.largeData) private readonly downloads: ClientConcurrency) {}
 
   @GET()
   @Produces('application/json')
-  stream(@QueryParam('count') count: string | undefined, @Context() ctx: ContainerRequestContext): unknown {
+  stream(@QueryParam('count', { type: LargeDataCountText }) count: string | undefined, @Context() ctx: ContainerRequestContext): unknown {
     const items = parseLargeDataCount(count); // a bad count is a 400 without taking a slot
     const release = this.downloads.acquire(`a:${ctx.remoteAddress ?? 'unknown'}`);
     const body = largeDataStream({ count: items });
@@ -83,6 +99,7 @@ export class CustomData {
 /** `GET /api/custom-data`: see CustomFieldInterceptor (a name-bound writer interceptor). */
 @Path('/api/custom-data')
 @Enriched()
+@ApiTags('misc')
 export class CustomDataResource {
   @GET()
   @Produces('application/json')
@@ -93,6 +110,7 @@ export class CustomDataResource {
 
 /** `GET /api/schema/user`: the JSON Schema every user representation validates against. */
 @Path('/api/schema/user')
+@ApiTags('misc')
 export class SchemaResource {
   @GET()
   @Produces('application/schema+json', 'application/json')

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
+import { ApiTags, GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
 import type { ProductView } from '../../domain/catalog.js';
 import { TOKENS } from '../tokens.js';
 import { Id } from './ids.js';
@@ -11,6 +11,7 @@ import { Id } from './ids.js';
 @injectable()
 @Path('/api/products')
 @Produces('application/json')
+@ApiTags('products')
 export class ProductsResource {
   constructor(@inject(TOKENS.products) private readonly products: ProductView) {}
 

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { GET, Path, Produces } from '@jaxrs-node/pipeline';
+import { ApiTags, GET, Path, Produces } from '@jaxrs-node/pipeline';
 import type { UserService } from '../../domain/users.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
@@ -9,6 +9,7 @@ import { TOKENS } from '../tokens.js';
 @Path('/api/admin/users')
 @Produces('application/json')
 @BasicAuth()
+@ApiTags('authenticated')
 export class AdminUsersResource {
   constructor(@inject(TOKENS.users) private readonly users: UserService) {}
   @GET() list(): unknown {
@@ -21,6 +22,7 @@ export class AdminUsersResource {
 @Path('/api/protected/users')
 @Produces('application/json')
 @BearerAuth()
+@ApiTags('authenticated')
 export class ProtectedUsersResource {
   constructor(@inject(TOKENS.users) private readonly users: UserService) {}
   @GET() list(): unknown {
@@ -33,6 +35,7 @@ export class ProtectedUsersResource {
 @Path('/api/external/users')
 @Produces('application/json')
 @ApiKeyAuth()
+@ApiTags('authenticated')
 export class ExternalUsersResource {
   constructor(@inject(TOKENS.users) private readonly users: UserService) {}
   @GET() list(): unknown {

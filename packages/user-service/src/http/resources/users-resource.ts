@@ -1,5 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import {
+  ApiTags,
   Consumes,
   Context,
   DELETE,
@@ -43,6 +44,7 @@ import { UserListQuery, UserSearchQuery } from './user-queries.js';
 @Path('/api/users')
 @Produces('application/json')
 @RateLimited()
+@ApiTags('users')
 export class UsersResource {
   constructor(
     @inject(TOKENS.users) private readonly users: UserService,

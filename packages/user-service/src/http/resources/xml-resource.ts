@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { GET, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
+import { ApiTags, GET, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
 import type { UserService } from '../../domain/users.js';
 import { toUserRepresentation } from '../../domain/users-representation.js';
 import { XmlUserView } from '../providers/xml-user-writer.js';
@@ -9,6 +9,7 @@ import { Id } from './ids.js';
 /** `GET /api/xml/users/{id}` with `Accept: application/xml`: written by XmlUserWriter. */
 @injectable()
 @Path('/api/xml/users')
+@ApiTags('users')
 export class XmlUsersResource {
   constructor(@inject(TOKENS.users) private readonly users: UserService) {}
 
