@@ -6,6 +6,7 @@ import { validateBasePath } from '../context/base-path.js';
 import { defaultProviders } from '../../providers/index.js';
 import { JsonOptions } from '../../providers/json.js';
 import { buildModel, type Registration, type RegistrationOptions } from '../build/build.js';
+import { answerClientErrors } from './client-error.js';
 import { cutQuiet, sparingFlushing, trackConnections } from './connections.js';
 import { resolveLimits, type PipelineLimits } from '../stages/defaults.js';
 import { channels } from '../stages/diagnostics.js';
@@ -237,6 +238,8 @@ export class Application {
     // listener, destroys the socket when it fires (keep-alive idle time uses keepAliveTimeout).
     server.timeout = l.sendTimeout;
     server.maxRequestsPerSocket = l.maxRequestsPerSocket === 0 ? null : l.maxRequestsPerSocket;
+    // Requests Node's parser rejects (malformed, too large, too slow) get the application's error body too.
+    answerClientErrors(server, this.build().rt!);
     this.httpServer = server;
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
