@@ -204,3 +204,17 @@ describe('the error body and the connection', () => {
     expectJsonError(splitResponse(await c.untilClosed(3000)), 400, 'PIPE_BAD_REQUEST_SYNTAX');
   });
 });
+
+describe('Host (RFC 9112 §3.2), checked where Node would answer without a body', () => {
+  it('an HTTP/1.1 request without Host: 400 PIPE_INVALID_HOST through the error body, then the close', async () => {
+    const port = await listen();
+    const body = expectJsonError(await exchange(port, 'GET /r HTTP/1.1\r\n\r\n'), 400, 'PIPE_INVALID_HOST');
+    expect(body.message).toBe('Missing Host header');
+  });
+
+  it('HTTP/1.0 needs no Host', async () => {
+    const port = await listen();
+    const r = await exchange(port, 'GET /r HTTP/1.0\r\n\r\n');
+    expect([r.status, r.body]).toEqual([200, 'ok']);
+  });
+});

@@ -12,7 +12,7 @@ import { resolveLimits, type PipelineLimits } from '../stages/defaults.js';
 import { channels } from '../stages/diagnostics.js';
 import type { Exchange } from '../stages/exchange.js';
 import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
-import { handle, rejectWhileClosing } from '../stages/lifecycle.js';
+import { handle, rejectMissingHost, rejectWhileClosing } from '../stages/lifecycle.js';
 import { runClosingHooks } from '../stages/extensions.js';
 import { classMeta, discoveredProviders } from '../model/metadata.js';
 import { ModelProblems, type ModelProblem } from '../model/model-problems.js';
@@ -212,6 +212,19 @@ export class Application {
     };
   }
 
+  /**
+   * The listener of the server {@link listen} starts: {@link handler} plus the `Host` check Node's
+   * server would otherwise make itself, answering without a body (`requireHostHeader` is off).
+   */
+  private get serverHandler(): (req: IncomingMessage, res: ServerResponse) => void {
+    const rt = this.build().rt!;
+    return (req, res) => {
+      if (rt.state.closing) rejectWhileClosing(rt, req, res);
+      else if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) rejectMissingHost(rt, req, res);
+      else handle(rt, req, res);
+    };
+  }
+
   /** The server started by {@link listen}, if any. */
   get server(): Server | undefined {
     return this.httpServer;
@@ -230,8 +243,9 @@ export class Application {
         requestTimeout: l.requestTimeout,
         headersTimeout: l.headersTimeout,
         connectionsCheckingInterval: l.connectionsCheckingInterval,
+        requireHostHeader: false,
       },
-      this.handler,
+      this.serverHandler,
     );
     server.keepAliveTimeout = l.keepAliveTimeout;
     // Node re-arms the socket's inactivity timer on every read and write and, with no 'timeout'
