@@ -146,6 +146,8 @@ function wire(status: number, json: string, head: boolean): string {
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
     `Date: ${new Date().toUTCString()}\r\n` +
     'Content-Type: application/json\r\n' +
+    // No response filter runs here (there is no request): the one header every error body wants.
+    'X-Content-Type-Options: nosniff\r\n' +
     `Content-Length: ${body.length}\r\n` +
     'Connection: close\r\n\r\n' +
     (head ? '' : body.toString('latin1'))
