@@ -7,7 +7,7 @@ import { defaultProviders } from '../../providers/index.js';
 import { JsonOptions } from '../../providers/json.js';
 import { buildModel, type Registration, type RegistrationOptions } from '../build/build.js';
 import { answerClientErrors } from './client-error.js';
-import { cutQuiet, sparingFlushing, trackConnections } from './connections.js';
+import { cutQuiet, halfClosed, sparingFlushing, trackConnections } from './connections.js';
 import { resolveLimits, type PipelineLimits } from '../stages/defaults.js';
 import { channels } from '../stages/diagnostics.js';
 import type { Exchange } from '../stages/exchange.js';
@@ -219,8 +219,11 @@ export class Application {
   private get serverHandler(): (req: IncomingMessage, res: ServerResponse) => void {
     const rt = this.build().rt!;
     return (req, res) => {
-      if (rt.state.closing) rejectWhileClosing(rt, req, res);
-      else if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) rejectMissingHost(rt, req, res);
+      if (rt.state.closing) {
+        if (halfClosed(req.socket)) req.resume();
+        else rejectWhileClosing(rt, req, res);
+      } else if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1)
+        rejectMissingHost(rt, req, res);
       else handle(rt, req, res);
     };
   }

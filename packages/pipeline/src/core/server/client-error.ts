@@ -93,6 +93,8 @@ function onClientError(rt: Runtime, err: ClientError, socket: HttpSocket): void 
     if (err.code === 'ECONNRESET' || seen.discarded > LINGER_BYTES) socket.destroy();
     return;
   }
+  // A connection being closed the lingering way (linger.ts) reads and drops what still arrives.
+  if (err.code !== 'ECONNRESET' && socket.writableEnded && !socket.destroyed) return;
   // The client is gone or the socket cannot take an answer: nothing to say, only to release.
   if (err.code === 'ECONNRESET' || socket.destroyed || !socket.writable) {
     socket.destroy();

@@ -53,6 +53,9 @@ export function lingerOnClose(request: IncomingMessage): void {
   };
 }
 
+/** Sockets {@link closeLingering} is closing. */
+const closing = new WeakSet<Socket>();
+
 /**
  * Closes a connection the lingering way (RFC 9112 §9.6) after what was written on it: half-closes
  * the sending side now (the client reads the whole answer, then the FIN), keeps reading what the
@@ -61,11 +64,18 @@ export function lingerOnClose(request: IncomingMessage): void {
  * put them (Node's parser, which drops them once it has failed or the server is closing).
  */
 export function closeLingering(socket: Socket): void {
-  if (socket.destroyed) return;
+  if (socket.destroyed || closing.has(socket)) return;
+  closing.add(socket);
   const destroyWhenFlushed = (): void => {
     if (socket.writableFinished) socket.destroy();
     else socket.once('finish', () => socket.destroy());
   };
+  if (socket.readableEnded) {
+    // The client has closed its side already: nothing more will arrive.
+    socket.end();
+    destroyWhenFlushed();
+    return;
+  }
   let timer: NodeJS.Timeout | undefined;
   socket.once('end', destroyWhenFlushed);
   socket.once('finish', () => {
