@@ -106,11 +106,11 @@ function onClientError(rt: Runtime, err: ClientError, socket: HttpSocket): void 
   // complete) owns the connection: an error written now would be read as that request's answer.
   // Let the responses in flight finish, then close (the failed request gets no answer; the client
   // sees the close and knows it was not processed, RFC 9112 §9.3.2).
+  const kind = kindOf(err.code);
   if (inFlight !== null && (inFlight.headersSent || inFlight.req.complete)) {
-    closeAfterResponses(socket);
+    closeAfterResponses(socket, kind.parserFailed);
     return;
   }
-  const kind = kindOf(err.code);
   const error = new WebApplicationError(kind.status, messageOf(kind, err, rt), { code: kind.code, cause: err });
   // The request this is about, if Node got as far as dispatching it (a timeout or a bad chunk while
   // its body was arriving); otherwise none: the context has an empty method and path.
@@ -156,15 +156,16 @@ function wire(status: number, json: string, head: boolean): string {
   );
 }
 
-/** Closes the connection once the responses Node has queued on it are written. */
-function closeAfterResponses(socket: HttpSocket): void {
+/** Closes the connection once the responses Node has queued on it are written (lingering after a parser failure). */
+function closeAfterResponses(socket: HttpSocket, linger: boolean): void {
   const res = socket._httpMessage ?? null;
   if (res === null) {
-    destroyWhenFlushed(socket);
+    if (linger) closeLingering(socket);
+    else destroyWhenFlushed(socket);
     return;
   }
   // Node's own 'finish' listener, registered first, has moved the next queued response in by then.
-  res.once('finish', () => closeAfterResponses(socket));
+  res.once('finish', () => closeAfterResponses(socket, linger));
 }
 
 /** Ends the connection and destroys it once what was written has reached the kernel. */
