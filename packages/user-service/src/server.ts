@@ -35,6 +35,7 @@ import { openApiFeature } from './http/openapi.js';
 import { AsyncUsersResource } from './http/resources/async-resource.js';
 import { AuthResource } from './http/resources/auth-resource.js';
 import { FilesResource } from './http/resources/files-resource.js';
+import { UploadLimitFilter } from './http/filters/upload-limit-filter.js';
 import { CustomDataResource, HealthResource, LargeDataResource, SchemaResource, TestResource } from './http/resources/misc-resources.js';
 import { ProductsResource } from './http/resources/products-resource.js';
 import { AdminUsersResource, ExternalUsersResource, ProtectedUsersResource } from './http/resources/protected-resources.js';
@@ -209,6 +210,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       new GzipFeature({ threshold: 1024 }),
       openApiFeature(),
       new MultipartFeature({ limits: files.multipartLimits }),
+      new UploadLimitFilter(files.limits),
     ],
     errorBody: serviceErrorBody,
     logger: logError,

@@ -138,7 +138,7 @@ export class FileStore {
     try {
       parts = readMultipart(stream, headers, this.multipartLimits);
     } catch (error) {
-      throw toUploadError(error);
+      throw toUploadError(error, this.limits);
     }
     return this.receive(parts);
   }

@@ -52,6 +52,18 @@ export function maxUploadBodyBytes(limits: UploadLimits): number {
   return limits.maxFiles * limits.maxFileBytes + limits.maxFields * limits.maxFieldBytes + (parts + 1) * PART_OVERHEAD_BYTES;
 }
 
+/**
+ * The 413 of an upload over its limits, naming the file limit the operator configured
+ * (`UPLOAD_MAX_BYTES`): the reader's own messages name its internal bounds (the whole body's,
+ * {@link maxUploadBodyBytes}: the file plus room for fields and part headers), which no client set.
+ */
+export function uploadTooLarge(limits: UploadLimits, file = false, cause?: unknown): PayloadTooLargeError {
+  return new PayloadTooLargeError(`${file ? 'File' : 'Upload'} too large: files of at most ${limits.maxFileBytes} bytes are accepted`, {
+    code: file ? 'UPLOAD_FILE_TOO_LARGE' : 'UPLOAD_BODY_TOO_LARGE',
+    cause,
+  });
+}
+
 /** The multipart reader's limits for uploads under `limits` (the `MultipartFeature` of the service). */
 export function multipartLimits(limits: UploadLimits): Partial<MultipartLimits> {
   return {
@@ -98,7 +110,7 @@ export async function receiveUpload(parts: MultipartBody, partPath: string, limi
     return { ...file, ...(description === undefined ? {} : { description }) };
   } catch (error) {
     await rm(partPath, { force: true }).catch(() => undefined);
-    throw toUploadError(error);
+    throw toUploadError(error, limits);
   }
 }
 
@@ -135,8 +147,8 @@ async function writeFilePart(part: EntityPart, path: string): Promise<number> {
 const FROM_READER: Readonly<Record<string, readonly [status: number, code: string, message?: string]>> = {
   PIPE_UNSUPPORTED_MEDIA_TYPE: [415, 'UPLOAD_UNSUPPORTED_MEDIA_TYPE', 'Content-Type must be multipart/form-data'],
   [MultipartErrorCode.Boundary]: [400, 'UPLOAD_BAD_BOUNDARY', 'multipart/form-data needs a valid boundary parameter'],
-  [BodyErrorCode.TooLarge]: [413, 'UPLOAD_BODY_TOO_LARGE', 'Upload body too large'],
-  [MultipartErrorCode.PartTooLarge]: [413, 'UPLOAD_FILE_TOO_LARGE', 'File too large'],
+  [BodyErrorCode.TooLarge]: [413, 'UPLOAD_BODY_TOO_LARGE', 'Upload body too large'], // with limits: uploadTooLarge
+  [MultipartErrorCode.PartTooLarge]: [413, 'UPLOAD_FILE_TOO_LARGE', 'File too large'], // with limits: uploadTooLarge
   [MultipartErrorCode.FieldTooLarge]: [413, 'UPLOAD_FIELD_TOO_LARGE', 'Field too large'],
   [MultipartErrorCode.TooManyParts]: [413, 'UPLOAD_TOO_MANY_PARTS', 'Too many parts'],
   [MultipartErrorCode.HeaderTooLarge]: [400, 'UPLOAD_MALFORMED', 'Malformed multipart body: a part header is too large'],
@@ -151,9 +163,13 @@ const ABORT_CODES = new Set(['ECONNRESET', 'ECONNABORTED', 'ERR_STREAM_PREMATURE
 /**
  * Maps what can go wrong while receiving to the HTTP error the client is owed: the multipart
  * reader's errors to `UPLOAD_*` codes, a full disk to 507; other errors pass through (500).
+ * With `limits`, a size 413 names the configured file limit ({@link uploadTooLarge}).
  */
-export function toUploadError(error: unknown): unknown {
+export function toUploadError(error: unknown, limits?: UploadLimits): unknown {
   if (error instanceof WebApplicationError) {
+    if (limits !== undefined && (error.code === BodyErrorCode.TooLarge || error.code === MultipartErrorCode.PartTooLarge)) {
+      return uploadTooLarge(limits, error.code === MultipartErrorCode.PartTooLarge, error);
+    }
     const mapped = FROM_READER[error.code];
     if (mapped === undefined) return error;
     const [status, code, message = error.message] = mapped;

@@ -14,3 +14,5 @@ export const ApiKeyAuth = NameBinding('ApiKeyAuth');
 export const RateLimited = NameBinding('RateLimited');
 /** Adds `customField` to the written entity (`/api/custom-data`), see CustomFieldInterceptor. */
 export const Enriched = NameBinding('Enriched');
+/** The upload's declared size is checked against the configured limits (`/api/files/upload`), see UploadLimitFilter. */
+export const UploadLimited = NameBinding('UploadLimited');

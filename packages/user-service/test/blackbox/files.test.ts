@@ -101,7 +101,11 @@ describe('files (black box)', () => {
     const before = await stored(server);
     const r = await upload(server, [filePart(binaryContent(MAX + 1), 'big.bin', 'application/octet-stream')]);
     expect(r.status).toBe(413);
-    expect(r.json()).toMatchObject({ status: 413, error: 'Payload Too Large' });
+    expect(r.json()).toMatchObject({
+      status: 413,
+      error: 'Payload Too Large',
+      message: `File too large: files of at most ${MAX} bytes are accepted`,
+    });
     expect(await stored(server)).toEqual(before);
   });
 
@@ -109,6 +113,12 @@ describe('files (black box)', () => {
     const before = await stored(server);
     const r = await upload(server, [filePart(binaryContent(2 * 1024 * 1024), 'huge.bin', 'application/octet-stream')]);
     expect(r.status).toBe(413);
+    // The limit the operator configured (UPLOAD_MAX_BYTES), not the reader's bound on the whole body.
+    expect(r.json()).toMatchObject({
+      status: 413,
+      message: `Upload too large: files of at most ${MAX} bytes are accepted`,
+      path: '/api/files/upload',
+    });
     expect(await stored(server)).toEqual(before);
   });
 

@@ -1,6 +1,6 @@
 /**
  * Black-box tests of hardening facts of node:http, busboy and fast-xml-parser against the real server over raw sockets: request
- * smuggling shapes and malformed framing (400 from Node's parser), oversized headers (431),
+ * smuggling shapes and malformed framing (400 from Node's parser, in the service's error body), oversized headers (431),
  * request targets that look like hosts or absolute URLs, path traversal, body limits and
  * prototype keys, and slowloris (the pipeline's headersTimeout is a fixed 10 s, so the probe
  * starts in beforeAll and runs while the other tests do).
@@ -51,6 +51,18 @@ function raw(port: number, chunks: (string | Buffer)[] | string, timeoutMs = 300
 function statusOf(r: RawResult): number {
   const m = /^HTTP\/1\.[01] (\d{3}) /.exec(r.text);
   return m === null ? -1 : Number(m[1]);
+}
+
+/** A header of the first response (name lower-case), undefined when absent. */
+function headerOf(r: RawResult, name: string): string | undefined {
+  const head = r.text.slice(0, r.text.indexOf('\r\n\r\n'));
+  const line = head.split('\r\n').find((l) => l.toLowerCase().startsWith(`${name}:`));
+  return line?.slice(name.length + 1).trim();
+}
+
+/** The JSON body of the one response on a closed connection. */
+function jsonOf(r: RawResult): Record<string, unknown> {
+  return JSON.parse(bodyOf(r)) as Record<string, unknown>;
 }
 
 /** Number of HTTP responses in the stream (to see whether a smuggled request was answered). */
@@ -137,12 +149,28 @@ describe('hardening (black box, raw sockets)', () => {
       expect(r.closed).toBe(true);
       expect(statusOf(r)).toBe(400);
       expect(responseCount(r)).toBe(1); // nothing smuggled behind it was answered
+      // The service's error body (SPEC "Errors"), not Node's bodiless answer.
+      expect(headerOf(r, 'content-type')).toBe('application/json');
+      expect(headerOf(r, 'connection')).toBe('close');
+      expect(headerOf(r, 'x-content-type-options')).toBe('nosniff');
+      expect(jsonOf(r)).toMatchObject({ status: 400, error: 'Bad Request', errors: [] });
+    });
+
+    it("a request the parser rejects gets the service's whole error body, with an empty path", async () => {
+      const r = await raw(server.port, `GET /api/users HTTP/1.1${CRLF}Host: x${CRLF}Bad Header: 1${CRLF}${CRLF}`);
+      expect(statusOf(r)).toBe(400);
+      const body = jsonOf(r);
+      expect(Object.keys(body).sort()).toEqual(['error', 'errors', 'message', 'path', 'status', 'timestamp']);
+      expect(body).toMatchObject({ status: 400, error: 'Bad Request', path: '', errors: [] });
+      expect(body.message).toMatch(/^Malformed HTTP request/);
+      expect(Number.isNaN(Date.parse(String(body.timestamp)))).toBe(false);
     });
 
     it('answers 431 to headers over the limit', async () => {
       const r = await raw(server.port, `GET /api/health HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
       expect(statusOf(r)).toBe(431);
       expect(r.closed).toBe(true);
+      expect(jsonOf(r)).toMatchObject({ status: 431, error: 'Request Header Fields Too Large', path: '', errors: [] });
     });
   });
 
@@ -233,6 +261,7 @@ describe('hardening (black box, raw sockets)', () => {
     expect(r.ms).toBeGreaterThanOrEqual(9000);
     expect(r.ms).toBeLessThan(15_000);
     expect(statusOf(r)).toBe(408);
+    expect(jsonOf(r)).toMatchObject({ status: 408, error: 'Request Timeout', path: '', errors: [] });
   }, 20_000);
 
   it('is still alive and serving after all of the above', async () => {

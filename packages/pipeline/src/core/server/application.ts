@@ -6,12 +6,13 @@ import { validateBasePath } from '../context/base-path.js';
 import { defaultProviders } from '../../providers/index.js';
 import { JsonOptions } from '../../providers/json.js';
 import { buildModel, type Registration, type RegistrationOptions } from '../build/build.js';
-import { cutQuiet, sparingFlushing, trackConnections } from './connections.js';
+import { answerClientErrors } from './client-error.js';
+import { cutQuiet, halfClosed, sparingFlushing, trackConnections } from './connections.js';
 import { resolveLimits, type PipelineLimits } from '../stages/defaults.js';
 import { channels } from '../stages/diagnostics.js';
 import type { Exchange } from '../stages/exchange.js';
 import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
-import { handle, rejectWhileClosing } from '../stages/lifecycle.js';
+import { handle, rejectMissingHost, rejectWhileClosing } from '../stages/lifecycle.js';
 import { runClosingHooks } from '../stages/extensions.js';
 import { classMeta, discoveredProviders } from '../model/metadata.js';
 import { ModelProblems, type ModelProblem } from '../model/model-problems.js';
@@ -211,6 +212,22 @@ export class Application {
     };
   }
 
+  /**
+   * The listener of the server {@link listen} starts: {@link handler} plus the `Host` check Node's
+   * server would otherwise make itself, answering without a body (`requireHostHeader` is off).
+   */
+  private get serverHandler(): (req: IncomingMessage, res: ServerResponse) => void {
+    const rt = this.build().rt!;
+    return (req, res) => {
+      if (rt.state.closing) {
+        if (halfClosed(req.socket)) req.resume();
+        else rejectWhileClosing(rt, req, res);
+      } else if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1)
+        rejectMissingHost(rt, req, res);
+      else handle(rt, req, res);
+    };
+  }
+
   /** The server started by {@link listen}, if any. */
   get server(): Server | undefined {
     return this.httpServer;
@@ -229,14 +246,17 @@ export class Application {
         requestTimeout: l.requestTimeout,
         headersTimeout: l.headersTimeout,
         connectionsCheckingInterval: l.connectionsCheckingInterval,
+        requireHostHeader: false,
       },
-      this.handler,
+      this.serverHandler,
     );
     server.keepAliveTimeout = l.keepAliveTimeout;
     // Node re-arms the socket's inactivity timer on every read and write and, with no 'timeout'
     // listener, destroys the socket when it fires (keep-alive idle time uses keepAliveTimeout).
     server.timeout = l.sendTimeout;
     server.maxRequestsPerSocket = l.maxRequestsPerSocket === 0 ? null : l.maxRequestsPerSocket;
+    // Requests Node's parser rejects (malformed, too large, too slow) get the application's error body too.
+    answerClientErrors(server, this.build().rt!);
     this.httpServer = server;
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {

@@ -9,10 +9,14 @@
  * then makes the kernel answer with a reset and drop the unsent tail of a 200 (RFC 9112 §9.6
  * warns about exactly this: close the sending side first). So a socket that is still flushing is
  * left alone until it has flushed; its pipelined request, if any, is then answered with the
- * closing 503 and `Connection: close`. Only the shutdown deadline cuts it.
+ * closing 503 and `Connection: close`. Only the shutdown deadline cuts it. And a connection whose
+ * response is wholly in the kernel's buffer (Node sees nothing left to write) is not destroyed but
+ * half-closed (RFC 9112 §9.6): the client reads the whole response, then the FIN; what it still
+ * sends is read and dropped until it closes, or for at most `LINGER_MS`.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
+import { closeLingering } from '../stages/linger.js';
 
 /** Every open connection of `server` (a Set kept by its `connection` and `close` events). */
 export function trackConnections(server: Server): Set<Socket> {
@@ -34,25 +38,47 @@ function flushing(sockets: Set<Socket>): Socket[] {
 /**
  * Runs `fn` (which may reap idle connections: `server.close()`, `closeIdleConnections()`) with the
  * flushing sockets shielded from being destroyed, then reaps each of those again once it has
- * drained, so that it does not stay open after the close.
+ * drained, so that it does not stay open after the close. The sockets `fn` reaps are closed the
+ * lingering way instead of destroyed (see {@link closeLingering}): an idle connection may still
+ * have its last response in the kernel's send buffer, unread by a client that has pipelined
+ * another request; destroying it would make the kernel answer that request with a reset and drop
+ * the unsent tail of the response.
  */
 export function sparingFlushing(server: Server, sockets: Set<Socket>, fn: () => void): void {
   const spared = flushing(sockets);
   const noop = function (this: Socket): Socket {
     return this;
   };
+  const linger = function (this: Socket): Socket {
+    closeLingering(this);
+    return this;
+  };
+  const shielded = [...sockets];
+  for (const s of shielded) s.destroy = linger;
   for (const s of spared) s.destroy = noop;
   try {
     fn();
   } finally {
-    for (const s of spared) delete (s as { destroy?: unknown }).destroy; // back to the prototype's
+    for (const s of shielded) delete (s as { destroy?: unknown }).destroy; // back to the prototype's
   }
   for (const s of spared) {
     s.once('drain', () => setImmediate(() => sparingFlushing(server, sockets, () => server.closeIdleConnections())));
   }
 }
 
-/** Destroys the connections that have nothing left to send (idle or never used); spares the rest. */
+/**
+ * Closes the connections that have nothing left in their own buffer (idle or never used), the
+ * lingering way (their last response may still be in the kernel's); spares the rest.
+ */
 export function cutQuiet(sockets: Set<Socket>): void {
-  for (const s of sockets) if (s.writableLength === 0) s.destroy();
+  for (const s of sockets) if (s.writableLength === 0) closeLingering(s);
+}
+
+/**
+ * While the application closes, a request that arrives on a connection already half-closed by
+ * {@link closeLingering} is dropped unanswered: the client has the FIN after its last response
+ * and retries the request elsewhere (RFC 9112 §9.3.2); an answer could not be written anyway.
+ */
+export function halfClosed(socket: Socket | null): boolean {
+  return socket !== null && socket.writableEnded;
 }

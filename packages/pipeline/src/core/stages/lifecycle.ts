@@ -59,6 +59,18 @@ export function rejectWhileClosing(rt: Runtime, req: IncomingMessage, res: Serve
   });
 }
 
+/**
+ * An HTTP/1.1 request without `Host` on the server `listen()` starts: 400 `PIPE_INVALID_HOST`
+ * (RFC 9112 §3.2: "A server MUST respond with a 400 (Bad Request) status code to any HTTP/1.1
+ * request message that lacks a Host header field") with `Connection: close`, through the normal
+ * error path. Node's own check (`requireHostHeader`) would answer without a body; it is off there.
+ */
+export function rejectMissingHost(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
+  run(begin(rt, req, res), () => {
+    throw new BadRequestError('Missing Host header', { code: 'PIPE_INVALID_HOST', headers: { connection: 'close' } });
+  });
+}
+
 /** Runs one stage, routing a throw or a rejection to the error path. */
 function run(ex: Exchange, stage: (ex: Exchange) => Step): void {
   let r: Step;

@@ -52,3 +52,37 @@ export function lingerOnClose(request: IncomingMessage): void {
     this.end();
   };
 }
+
+/** Sockets {@link closeLingering} is closing. */
+const closing = new WeakSet<Socket>();
+
+/**
+ * Closes a connection the lingering way (RFC 9112 §9.6) after what was written on it: half-closes
+ * the sending side now (the client reads the whole answer, then the FIN), keeps reading what the
+ * client still sends, and destroys the socket once the client has closed its side too, or
+ * `LINGER_MS` after the answer reached the kernel. Bytes that arrive go where the socket's readers
+ * put them (Node's parser, which drops them once it has failed or the server is closing).
+ */
+export function closeLingering(socket: Socket): void {
+  if (socket.destroyed || closing.has(socket)) return;
+  closing.add(socket);
+  const destroyWhenFlushed = (): void => {
+    if (socket.writableFinished) socket.destroy();
+    else socket.once('finish', () => socket.destroy());
+  };
+  if (socket.readableEnded) {
+    // The client has closed its side already: nothing more will arrive.
+    socket.end();
+    destroyWhenFlushed();
+    return;
+  }
+  let timer: NodeJS.Timeout | undefined;
+  socket.once('end', destroyWhenFlushed);
+  socket.once('finish', () => {
+    timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+  });
+  socket.once('close', () => clearTimeout(timer));
+  socket.resume();
+  socket.end();
+}

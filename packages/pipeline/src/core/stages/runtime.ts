@@ -7,7 +7,11 @@ import type { ContainerRequestFilter, Constructor } from '../context/providers.j
 import type { ContainerRequestContext } from '../context/request-context.js';
 import type { Router } from '../routing/router.js';
 
-/** Builds the error entity for a status; pluggable so services can use their own error body. */
+/**
+ * Builds the error entity for a status; pluggable so services can use their own error body. Also
+ * used for the requests Node's HTTP parser rejects (README "Errors"): `request` is then a context
+ * with an empty `method` and `path` (or the request's own when it had been dispatched).
+ */
 export type ErrorBodyFactory = (error: WebApplicationError, request: ContainerRequestContext) => unknown;
 
 /** Where unexpected errors are reported (5xx causes are logged, never sent). */

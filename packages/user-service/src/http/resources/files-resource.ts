@@ -2,6 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { ApiTags, Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
 import { MultipartBody } from '@jaxrs-node/pipeline/multipart';
 import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files.js';
+import { UploadLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 
 /**
@@ -17,6 +18,7 @@ export class FilesResource {
   constructor(@inject(TOKENS.files) private readonly files: FileStore) {}
 
   @POST('upload')
+  @UploadLimited()
   @Consumes('multipart/form-data')
   @Produces('application/json')
   async upload(parts: MultipartBody, @Context() uri: UriInfo): Promise<Response<FileRecord>> {
