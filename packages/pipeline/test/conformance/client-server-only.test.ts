@@ -27,7 +27,7 @@ import {
   Response,
   SecurityContext,
   UriInfo,
-  type ContainerRequestContext,
+  ContainerRequestContext,
   type MediaType,
   type MessageBodyReader,
   type ReadContext,

@@ -34,7 +34,7 @@ import {
   QueryParam,
   Response,
   Size,
-  type ContainerRequestContext,
+  ContainerRequestContext,
   type ContainerRequestFilter,
   type OpenApiDocument,
   type OpenApiOptions,
