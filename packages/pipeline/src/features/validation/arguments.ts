@@ -1,6 +1,7 @@
 import { checkConstraints, type Validator, type Violation } from './compile.js';
 import { ownRules, paramRules, type ConstraintDef } from './constraints.js';
 import { entityViolations, ValidationError } from './validation-error.js';
+import { parameterField as coreParameterField, type ArgumentsValidator, type ConversionItem } from '../../core/stages/params.js';
 
 /** A `@BeanParam` class as the validator needs it: its parameter fields, nested beans included. */
 export interface BeanShape {
@@ -32,12 +33,9 @@ type ValueCheck = (value: unknown, out: Violation[]) => void;
 /**
  * The violation field of a parameter: its source and name (`query.size`, `path.id`,
  * `header.x-tenant`, `cookie.sid`, `form.name`); for the entity, `body` (its fields are named
- * `body.email`, `body.address.city`).
+ * `body.email`, `body.address.city`). Conversion failures are named the same way.
  */
-export function parameterField(source: string, name: string | undefined): string {
-  if (source === 'entity') return 'body';
-  return name === undefined ? source : `${source}.${name}`;
-}
+export const parameterField: (source: string, name: string | undefined) => string = coreParameterField;
 
 /**
  * Compiles the constraints on the parameters of `resourceClass.method` and on the fields of its
@@ -50,20 +48,24 @@ export function compileArgumentsValidator(
   resourceClass: Function,
   method: string,
   args: readonly ArgumentShape[],
-): ((args: readonly unknown[]) => void) | undefined {
+): ArgumentsValidator | undefined {
   const declared = paramRules(resourceClass, method);
   const checks: Check[] = [];
+  /** The same without the entity's: when a value did not convert, the body is not read. */
+  const paramChecks: Check[] = [];
   let constrained = 0;
   for (const a of args) {
     const own = declared?.[a.index];
     if (own !== undefined && own.length > 0) {
       checks.push(valueAt(a.index, constraintsCheck(own, parameterField(a.source, a.name))));
+      if (a.source !== 'entity') paramChecks.push(checks[checks.length - 1]!);
       constrained++;
     }
     if (a.bean !== undefined) {
       const bean = beanCheck(a.bean);
       if (bean !== undefined) {
         checks.push(valueAt(a.index, bean));
+        paramChecks.push(checks[checks.length - 1]!);
         constrained++;
       }
     }
@@ -77,11 +79,25 @@ export function compileArgumentsValidator(
     }
   }
   if (constrained === 0) return undefined;
-  return (values) => {
+  return (values, failures) => {
     const out: Violation[] = [];
-    for (let i = 0; i < checks.length; i++) checks[i]!(values, out);
-    if (out.length > 0) throw new ValidationError(out);
+    if (failures === undefined) {
+      for (let i = 0; i < checks.length; i++) checks[i]!(values, out);
+      if (out.length > 0) throw new ValidationError(out);
+      return;
+    }
+    for (let i = 0; i < paramChecks.length; i++) paramChecks[i]!(values, out);
+    const kept = withoutFailed(out, failures);
+    if (kept.length > 0) throw new ValidationError([...failures, ...kept]);
   };
+}
+
+/**
+ * The violations of values that converted: a value that did not convert is absent from the
+ * arguments, so a `@NotNull` on it would only repeat the conversion failure.
+ */
+function withoutFailed(violations: readonly Violation[], failures: readonly ConversionItem[]): Violation[] {
+  return violations.filter((v) => !failures.some((f) => f.field === v.field));
 }
 
 const valueAt =
