@@ -94,7 +94,9 @@ describe('bad ids on the user and order routes of the service', () => {
   };
 
   it.each(['abc', '0', '01', '1.5'])('names orderId for GET /api/users/1/orders/%s', async (orderId) => {
-    expect(await errorsOf('GET', `/api/users/1/orders/${orderId}`)).toEqual([{ field: 'orderId', message: RECORD_ID_RULE, value: orderId }]);
+    expect(await errorsOf('GET', `/api/users/1/orders/${orderId}`)).toEqual([
+      { field: 'orderId', message: RECORD_ID_RULE, value: orderId },
+    ]);
   });
 
   it('names orderId for PUT /api/users/1/orders/x/status', async () => {
