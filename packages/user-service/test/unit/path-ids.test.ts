@@ -111,6 +111,26 @@ describe('bad ids on the user and order routes of the service', () => {
     expect(await errorsOf('GET', '/api/users/01')).toEqual([{ field: 'id', message: RECORD_ID_RULE, value: '01' }]);
   });
 
+  it('in-process too: a bad page and size in one 400, as problem details when Accept prefers them', async () => {
+    const plain = await service.app.inject('/api/users?page=-1&size=abc');
+    expect(plain.status).toBe(400);
+    expect(plain.headers['content-type']).toBe('application/json');
+    expect(
+      plain
+        .json<ErrorBody>()
+        .errors.map((e) => e.field)
+        .sort(),
+    ).toEqual(['page', 'size']);
+    const problem = await service.app.inject({
+      url: '/api/users?page=-1&size=abc',
+      headers: { accept: 'application/problem+json, application/json;q=0.9' },
+    });
+    expect(problem.status).toBe(400);
+    expect(problem.headers['content-type']).toBe('application/problem+json');
+    expect(problem.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'PIPE_VALIDATION' });
+    expect(problem.json<ErrorBody>().errors.map((e) => e.field)).toEqual(['size', 'page']);
+  });
+
   it('serves good ids as before', async () => {
     expect((await service.app.inject('/api/users/1')).status).toBe(200);
     expect((await service.app.inject('/api/users/1/orders/1')).status).toBe(404);
