@@ -1,7 +1,8 @@
 import { checkConstraints, type Validator, type Violation } from './compile.js';
 import { ownRules, paramRules, type ConstraintDef } from './constraints.js';
 import { entityViolations, ValidationError } from './validation-error.js';
-import { parameterField as coreParameterField, type ArgumentsValidator, type ConversionItem } from '../../core/stages/params.js';
+// Violations are named as conversion failures are (`query.size`, `path.id`, `body.email`), so one 400 lists both.
+import { parameterField, type ArgumentsValidator, type ConversionItem } from '../../core/stages/params.js';
 
 /** A `@BeanParam` class as the validator needs it: its parameter fields, nested beans included. */
 export interface BeanShape {
@@ -29,13 +30,6 @@ export interface ArgumentShape {
 /** Checks the resolved arguments of one request, appending violations. */
 type Check = (args: readonly unknown[], out: Violation[]) => void;
 type ValueCheck = (value: unknown, out: Violation[]) => void;
-
-/**
- * The violation field of a parameter: its source and name (`query.size`, `path.id`,
- * `header.x-tenant`, `cookie.sid`, `form.name`); for the entity, `body` (its fields are named
- * `body.email`, `body.address.city`). Conversion failures are named the same way.
- */
-export const parameterField: (source: string, name: string | undefined) => string = coreParameterField;
 
 /**
  * Compiles the constraints on the parameters of `resourceClass.method` and on the fields of its
