@@ -47,7 +47,7 @@ describe('22 parameter objects and constraints on parameters, over a real socket
     expect(plain.json()).toMatchObject({ status: 400, error: 'Bad Request', code: 'PIPE_VALIDATION' });
     expect(plain.headers.vary).toBe('Accept');
     const inProcess = await createApp().inject({ url: '/shops/7/products?size=x', headers: { accept } });
-    expect([inProcess.status, inProcess.headers['content-type'], inProcess.json().code]).toEqual([
+    expect([inProcess.status, inProcess.headers['content-type'], inProcess.json<{ code: string }>().code]).toEqual([
       400,
       'application/problem+json',
       'PIPE_PARAM_CONVERSION',
