@@ -28,6 +28,32 @@ describe('22 parameter objects and constraints on parameters, over a real socket
     expect(fields(r.json())).toEqual(['path.shop', 'query.size', 'query.sort']);
   });
 
+  it('a value that does not convert and the violations of the others, in one 400', async () => {
+    const r = await send(server.url, '/shops/0/products?page=-1&size=abc');
+    expect(r.status).toBe(400);
+    expect(r.json().code).toBe('PIPE_VALIDATION');
+    expect(r.json().errors[0]).toEqual({ field: 'query.size', message: "'abc' is not an integer", value: 'abc' }); // conversions first
+    expect(fields(r.json())).toEqual(['path.shop', 'query.page', 'query.size']);
+  });
+
+  it('problem details (application/problem+json) when Accept prefers them, the default body otherwise', async () => {
+    const accept = 'application/problem+json, application/json;q=0.9';
+    const problem = await send(server.url, '/shops/0/products', { headers: { accept } });
+    expect([problem.status, problem.headers['content-type']]).toEqual([400, 'application/problem+json']);
+    expect(problem.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, instance: '/shops/0/products' });
+    expect(fields(problem.json())).toEqual(['path.shop']);
+    const plain = await send(server.url, '/shops/0/products');
+    expect([plain.status, plain.headers['content-type']]).toEqual([400, 'application/json']);
+    expect(plain.json()).toMatchObject({ status: 400, error: 'Bad Request', code: 'PIPE_VALIDATION' });
+    expect(plain.headers.vary).toBe('Accept');
+    const inProcess = await createApp().inject({ url: '/shops/7/products?size=x', headers: { accept } });
+    expect([inProcess.status, inProcess.headers['content-type'], inProcess.json<{ code: string }>().code]).toEqual([
+      400,
+      'application/problem+json',
+      'PIPE_PARAM_CONVERSION',
+    ]);
+  });
+
   it('a custom constraint on a single parameter, together with the entity violations', async () => {
     const r = await send(server.url, '/shops/7/products?copies=3', { method: 'POST', body: { name: '', price: 3 } });
     expect(r.status).toBe(400);

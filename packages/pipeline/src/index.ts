@@ -64,6 +64,8 @@ export type { CacheControlOptions } from './core/http/cache-control.js';
 export { NewCookie } from './core/http/new-cookie.js';
 export type { NewCookieOptions, SameSite } from './core/http/new-cookie.js';
 export type { ErrorBodyFactory, ErrorLogger } from './core/stages/runtime.js';
+export { APPLICATION_PROBLEM_JSON, prefersProblemDetails, problemDetailsErrorBody } from './core/stages/error-format.js';
+export type { ErrorFormat } from './core/stages/error-format.js';
 export { ANONYMOUS, SecurityContext } from './core/context/security-context.js';
 export type { Principal } from './core/context/security-context.js';
 export { UriInfo } from './core/context/uri-info.js';

@@ -20,7 +20,7 @@ import { seedDemoData } from './domain/seed.js';
 import { TokenService } from './domain/tokens.js';
 import { UpstreamCatalog } from './domain/upstream.js';
 import { UserService } from './domain/users.js';
-import { serviceErrorBody } from './http/error-body.js';
+import { serviceErrorBody, serviceProblemBody } from './http/error-body.js';
 import { ApiVersionFilter } from './http/filters/api-version-filter.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from './http/filters/auth-filters.js';
 import { DurabilityFilter } from './http/filters/durability-filter.js';
@@ -213,6 +213,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       new UploadLimitFilter(files.limits),
     ],
     errorBody: serviceErrorBody,
+    // RFC 9457 problem details for a client whose Accept prefers them; the specified body otherwise.
+    errorFormat: 'negotiate',
+    problemBody: serviceProblemBody,
     logger: logError,
     limits: { bodyLimit: config.bodyLimitBytes, shutdownDeadline: config.shutdownDeadlineMs },
   });

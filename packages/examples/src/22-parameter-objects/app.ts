@@ -2,10 +2,14 @@
  * Example 22, parameter objects and constraints on parameters: `@BeanParam` gathers a request's
  * query, path, header and cookie parameters into one class, converted as single parameters are;
  * validation decorators work on those fields and on single parameters; `defineConstraint` makes
- * new ones. Every violation of a request comes back in one 400, each naming its source.
+ * new ones. Every violation of a request comes back in one 400, each naming its source, together
+ * with the values that did not convert.
  *
  *   curl 'localhost:3000/shops/7/products?page=2&size=5&sort=price,desc'
  *   curl -i 'localhost:3000/shops/7/products?size=500&sort=colour'   → 400: query.size, query.sort at once
+ *   curl -i 'localhost:3000/shops/7/products?page=-1&size=abc'       → 400: query.size (not an integer) and query.page
+ *   curl -i -H 'Accept: application/problem+json, application/json;q=0.9' 'localhost:3000/shops/0/products'
+ *                                                                    → 400 as RFC 9457 problem details (errorFormat 'negotiate')
  *   curl -i localhost:3000/shops/0/products                          → 400: path.shop
  *   curl -i -H 'content-type: application/json' -d '{"name":"Pen","price":3}' 'localhost:3000/shops/7/products?dryRun=true'
  *   curl -i -H 'content-type: application/json' -d '{"name":"","price":3}' 'localhost:3000/shops/7/products?copies=3'
@@ -91,5 +95,6 @@ export class ShopProducts {
 }
 
 export function createApp(): Application {
-  return new Application({ resources: [ShopProducts] });
+  // Errors as RFC 9457 problem details for clients whose Accept prefers them, the default body otherwise.
+  return new Application({ resources: [ShopProducts], errorFormat: 'negotiate' });
 }

@@ -166,14 +166,14 @@ describe.each(TRANSPORTS)('@BeanParam (%s)', (transport) => {
     expect(page.json()).toMatchObject({
       code: 'PIPE_PARAM_CONVERSION',
       message: "Invalid query parameter 'page': 'abc' is not a number",
-      errors: [{ field: 'page', message: "'abc' is not a number" }],
+      errors: [{ field: 'query.page', message: "'abc' is not a number", value: 'abc' }],
     });
     const currency = await send('/customers/1/orders?currency=euro');
     expect(currency.status).toBe(400);
     expect(currency.json().message).toBe("Invalid query parameter 'currency': expected a three-letter currency code");
     const since = await send('/customers/1/orders?since=2024-02-30');
     expect(since.status).toBe(400);
-    expect(since.json().errors).toEqual([{ field: 'since', message: "'2024-02-30' is not a date" }]);
+    expect(since.json().errors).toEqual([{ field: 'query.since', message: "'2024-02-30' is not a date", value: '2024-02-30' }]);
     const path = await send('/customers/x/orders');
     expect(path.status).toBe(400);
     expect(path.json().message).toBe("Invalid path parameter 'customer': 'x' is not a number");

@@ -174,10 +174,74 @@ describe.each(TRANSPORTS)('constraints on parameters (%s)', (transport) => {
     expect(r.json()).toEqual({ size: 10, tenant: 'acme', limit: null, owner: 'ann' });
   });
 
-  it('a conversion failure stays the 400 of conversion, before any constraint', async () => {
+  it('values that do not convert and violations of those that did come in one 400 (PIPE_VALIDATION), conversions first', async () => {
+    // Until issue 22 the conversion failure stopped the request and `limit` and `owner` went unreported.
     const r = await send({ url: '/items?size=many&limit=0', headers: tenant });
+    expect(violations(r)).toEqual([
+      { field: 'query.size', message: "'many' is not a number", value: 'many' },
+      { field: 'query.limit', message: 'must be greater than or equal to 1', value: 0 },
+      { field: 'query.owner', message: 'must not be null' },
+    ]);
+    expect(r.json().message).toBe("Validation failed: query.size 'many' is not a number (and 2 more)");
+    expect(calls).toBe(0);
+  });
+
+  it('only conversion failures: one PIPE_PARAM_CONVERSION 400 naming every one, no constraint repeating them', async () => {
+    const r = await send({ url: '/items/x', headers: { cookie: 'sid=0123abcd' } });
     expect(r.status).toBe(400);
-    expect(r.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', message: "Invalid query parameter 'size': 'many' is not a number" });
+    expect(r.json()).toMatchObject({
+      code: 'PIPE_PARAM_CONVERSION',
+      message: "Invalid path parameter 'id': 'x' is not a number",
+      errors: [{ field: 'path.id', message: "'x' is not a number", value: 'x' }],
+    });
+    // `dry` is @NotNull: a value that did not convert is not also reported as missing.
+    const dry = await send({ method: 'POST', url: '/items/draft?dry=maybe' });
+    expect(dry.status).toBe(400);
+    expect(dry.json()).toMatchObject({
+      code: 'PIPE_PARAM_CONVERSION',
+      errors: [{ field: 'query.dry', message: "'maybe' is not a boolean", value: 'maybe' }],
+    });
+    expect(dry.json().errors).toHaveLength(1);
+    const two = await send({ url: '/items?size=many&limit=few&owner=ann', headers: tenant });
+    expect(two.json()).toMatchObject({
+      code: 'PIPE_PARAM_CONVERSION',
+      message: "Invalid query parameter 'size': 'many' is not a number (and 1 more)",
+      errors: [
+        { field: 'query.size', value: 'many' },
+        { field: 'query.limit', value: 'few' },
+      ],
+    });
+    expect(calls).toBe(0);
+  });
+
+  it('a conversion failure answers before the entity is read: parameter violations are listed, the body is not validated', async () => {
+    const r = await send({
+      method: 'POST',
+      url: '/items/0?page=x',
+      headers: { 'content-type': 'application/json' },
+      body: '{"email":"nope"}',
+    });
+    expect(violations(r)).toEqual([
+      { field: 'query.page', message: "'x' is not a number", value: 'x' },
+      { field: 'path.id', message: 'must be greater than or equal to 1', value: 0 },
+    ]);
+  });
+
+  it('@BeanParam fields, nested ones included: the fields that converted are still checked', async () => {
+    const r = await send('/items/search?q=ab&size=big&page=3');
+    expect(violations(r)).toEqual([
+      { field: 'query.size', message: "'big' is not a number", value: 'big' },
+      { field: 'query.q', message: 'size must be at least 3', value: 'ab' },
+      { field: 'query.page', message: 'must be even', value: 3 },
+    ]);
+    const only = await send('/items/search?size=big&page=x');
+    expect(only.json()).toMatchObject({
+      code: 'PIPE_PARAM_CONVERSION',
+      errors: [
+        { field: 'query.size', value: 'big' },
+        { field: 'query.page', value: 'x' },
+      ],
+    });
   });
 
   it('path and cookie parameters', async () => {

@@ -299,7 +299,7 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
   ])('Date conversion rejects %s (400, not a silently different date)', async (_name, raw) => {
     const r = await send(`/p/types?d=${raw}`);
     expect(r.status).toBe(400);
-    expect(r.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'd' }] });
+    expect(r.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'query.d' }] });
   });
 
   it('missing values without a default are undefined', async () => {
@@ -344,13 +344,13 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
   });
 
   it.each([
-    ['query number', '/p/types?n=abc', 'n', /query parameter 'n'/],
-    ['query number (empty)', '/p/types?n=', 'n', /query parameter 'n'/],
-    ['query boolean', '/p/types?b=yes', 'b', /query parameter 'b'/],
-    ['query bigint', '/p/types?big=1.5', 'big', /query parameter 'big'/],
-    ['query Date', '/p/types?d=not-a-date', 'd', /query parameter 'd'/],
-    ['array element', '/p/ids?ids=1&ids=x', 'ids', /query parameter 'ids'/],
-    ['path param (400, not 404)', '/p/path/abc/x', 'id', /path parameter 'id'/],
+    ['query number', '/p/types?n=abc', 'query.n', /query parameter 'n'/],
+    ['query number (empty)', '/p/types?n=', 'query.n', /query parameter 'n'/],
+    ['query boolean', '/p/types?b=yes', 'query.b', /query parameter 'b'/],
+    ['query bigint', '/p/types?big=1.5', 'query.big', /query parameter 'big'/],
+    ['query Date', '/p/types?d=not-a-date', 'query.d', /query parameter 'd'/],
+    ['array element', '/p/ids?ids=1&ids=x', 'query.ids', /query parameter 'ids'/],
+    ['path param (400, not 404)', '/p/path/abc/x', 'path.id', /path parameter 'id'/],
   ])('conversion failure → 400 naming the parameter: %s', async (_name, url, field, message) => {
     const r = await send(url);
     expect(r.status).toBe(400);
@@ -363,11 +363,11 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
   it('conversion failure in a header or cookie → 400 naming the parameter', async () => {
     const h = await send({ url: '/p/sources', headers: { 'x-count': 'many' } });
     expect(h.status).toBe(400);
-    expect(h.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'x-count' }] });
+    expect(h.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'header.x-count', value: 'many' }] });
     expect(h.json().message).toMatch(/header parameter 'x-count'/i);
     const c = await send({ url: '/p/sources', headers: { cookie: 'n=five' } });
     expect(c.status).toBe(400);
-    expect(c.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'n' }] });
+    expect(c.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'cookie.n', value: 'five' }] });
   });
 
   it('a ParamConverterProvider wins over the built-in conversion; its throw → 400 naming the parameter', async () => {
@@ -376,7 +376,10 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
     expect((await send('/p/converted?hex=ff')).json()).toMatchObject({ hex: 255 });
     const r = await send('/p/converted?hex=zz');
     expect(r.status).toBe(400);
-    expect(r.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'hex', message: 'not hexadecimal' }] });
+    expect(r.json()).toMatchObject({
+      code: 'PIPE_PARAM_CONVERSION',
+      errors: [{ field: 'query.hex', message: 'not hexadecimal', value: 'zz' }],
+    });
     expect(r.json().message).toMatch(/'hex'/);
   });
 
@@ -389,7 +392,10 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
     expect((await send('/p/converted?price=12.34%20EUR')).json()).toMatchObject({ money: { isMoney: true, cents: 1234, currency: 'EUR' } });
     const r = await send('/p/converted?price=12');
     expect(r.status).toBe(400);
-    expect(r.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'price', message: 'expected "12.34 EUR"' }] });
+    expect(r.json()).toMatchObject({
+      code: 'PIPE_PARAM_CONVERSION',
+      errors: [{ field: 'query.price', message: 'expected "12.34 EUR"', value: '12' }],
+    });
   });
 
   it('@FormParam reads the urlencoded body, with conversion, arrays and defaults', async () => {
@@ -399,7 +405,7 @@ describe.each(TRANSPORTS)('parameters (%s)', (transport) => {
     expect(r.json()).toEqual({ name: 'Ada Lovelace', age: 36, tags: ['a', 'b&c'], missing: 'dflt' });
     const bad = await send({ method: 'POST', url: '/p/form', headers, body: 'name=x&age=old' });
     expect(bad.status).toBe(400);
-    expect(bad.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'age' }] });
+    expect(bad.json()).toMatchObject({ code: 'PIPE_PARAM_CONVERSION', errors: [{ field: 'form.age', value: 'old' }] });
     // No body at all: an empty form, so every field is missing (undefined, [] or its default).
     const empty = await send({ method: 'POST', url: '/p/form' });
     expect(empty.status).toBe(200);

@@ -93,7 +93,10 @@ class Shops {
     await Promise.resolve();
     return new Shop(`later-${name}`);
   }
-  @Path('numbered/{n}') numbered(@PathParam('n') @Min(1) _n: number): Counter {
+  @Path('numbered/{n}') numbered(
+    @PathParam('n') @Min(1) _n: number,
+    @QueryParam('limit', { type: Number }) @Min(1) _limit?: number,
+  ): Counter {
     return new Counter();
   }
   @Path('class') byClass(): typeof Counter {
@@ -187,6 +190,16 @@ describe.each(TRANSPORTS)('sub-resource locators (%s)', (transport) => {
     const bad = await send('/shops/numbered/0');
     expect(bad.status).toBe(400);
     expect(bad.text).toContain('path.n');
+    // A value that does not convert and a violation of another: one 400 listing both (issue 22).
+    const both = await send('/shops/numbered/x?limit=0');
+    expect(both.status).toBe(400);
+    expect(both.json()).toMatchObject({
+      code: 'PIPE_VALIDATION',
+      errors: [
+        { field: 'path.n', message: "'x' is not a number", value: 'x' },
+        { field: 'query.limit', message: 'must be greater than or equal to 1', value: 0 },
+      ],
+    });
   });
 
   it('an async locator is awaited', async () => {

@@ -31,13 +31,13 @@ describe.each(TRANSPORTS)('Int parameters (%s)', (transport) => {
   });
 
   it.each([
-    ['/int/1.5', 'id'],
-    ['/int/1e9', 'id'],
-    ['/int/9007199254740992', 'id'],
-    ['/int/1?page=0x10', 'page'],
-    ['/int/1?page=99999999999999999999', 'page'],
-    ['/int/1?ids=1&ids=2.5', 'ids'],
-    ['/int/1?ratio=1e400', 'ratio'],
+    ['/int/1.5', 'path.id'],
+    ['/int/1e9', 'path.id'],
+    ['/int/9007199254740992', 'path.id'],
+    ['/int/1?page=0x10', 'query.page'],
+    ['/int/1?page=99999999999999999999', 'query.page'],
+    ['/int/1?ids=1&ids=2.5', 'query.ids'],
+    ['/int/1?ratio=1e400', 'query.ratio'],
   ])('%s is 400 naming %s', async (url, name) => {
     const r = await send({ url });
     expect(r.status).toBe(400);

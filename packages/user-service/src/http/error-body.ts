@@ -1,4 +1,11 @@
-import type { ContainerRequestContext, ErrorBodyFactory, WebApplicationError } from '@jaxrs-node/pipeline';
+import {
+  APPLICATION_PROBLEM_JSON,
+  prefersProblemDetails,
+  problemDetailsErrorBody,
+  type ContainerRequestContext,
+  type ErrorBodyFactory,
+  type WebApplicationError,
+} from '@jaxrs-node/pipeline';
 import { InvalidTokenError } from '../domain/tokens.js';
 import { formatTimestamp } from '../domain/users-model.js';
 
@@ -16,6 +23,34 @@ export const serviceErrorBody: ErrorBodyFactory = (error: WebApplicationError, r
   path: request.path,
   errors: Array.isArray(error.details) ? error.details.map(plainField) : [],
 });
+
+/**
+ * The service's problem details (RFC 9457), answered instead of {@link serviceErrorBody} when the
+ * client's `Accept` prefers `application/problem+json` (the application's `errorFormat:
+ * 'negotiate'`): the pipeline's `problemDetailsErrorBody` (`type`, `title`, `status`, `detail`,
+ * `instance`, `code`, `errors`) with the items named as in the service's body (`size`, `email`).
+ */
+export const serviceProblemBody: ErrorBodyFactory = (error: WebApplicationError, request: ContainerRequestContext) => {
+  const body = problemDetailsErrorBody(error, request) as Record<string, unknown>;
+  if (Array.isArray(body.errors)) body.errors = body.errors.map(plainField);
+  return body;
+};
+
+/**
+ * The error answer for `error` as the application would make it, for the places that build one
+ * themselves (an exception mapper, a response filter replacing an answer): the body, its
+ * Content-Type, and `Vary: Accept`, since the format follows the client's Accept.
+ */
+export function serviceErrorEntity(
+  error: WebApplicationError,
+  request: ContainerRequestContext,
+): { body: unknown; headers: Record<string, string> } {
+  const problem = prefersProblemDetails(request.acceptableMediaTypes);
+  return {
+    body: problem ? serviceProblemBody(error, request) : serviceErrorBody(error, request),
+    headers: { 'content-type': problem ? APPLICATION_PROBLEM_JSON : 'application/json', vary: 'Accept' },
+  };
+}
 
 /**
  * The pipeline names a violation by where it came from (`body.email`, `query.size`); the service's

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { http, removeDir, startServer, type HttpResult, type RunningServer } from '../helpers/server.js';
+import { request } from 'undici';
+import { agent, http, removeDir, startServer, type HttpResult, type RunningServer } from '../helpers/server.js';
 
 /**
  * The error body (SPEC "Errors", issue decision): every error answer carries timestamp (string),
@@ -137,5 +138,60 @@ describe('X-API-Version', () => {
     });
     expectErrorBody(r, 400, 'Bad Request', '/api/users');
     expect((await http(server.url, 'GET', '/api/users?email=v2.write%40example.com')).json()).toEqual([]);
+  });
+});
+
+describe('problem details (RFC 9457) when Accept prefers them', () => {
+  const PREFERS = 'application/problem+json, application/json;q=0.9';
+  /** Straight over undici: the OpenAPI contract check of http() knows only the specified body. */
+  async function call(path: string, accept: string | undefined): Promise<{ status: number; type: string; vary: string; body: any }> {
+    const res = await request(`${server.url}${path}`, { headers: accept === undefined ? {} : { accept }, dispatcher: agent });
+    return {
+      status: res.statusCode,
+      type: String(res.headers['content-type']),
+      vary: String(res.headers.vary),
+      body: await res.body.json(),
+    };
+  }
+
+  it('a bad page and size: one 400 as application/problem+json, the items named as in the error body', async () => {
+    const r = await call('/api/users?page=-1&size=abc', PREFERS);
+    expect([r.status, r.type]).toEqual([400, 'application/problem+json']);
+    expect(r.vary).toMatch(/\bAccept\b/);
+    expect(r.body).toMatchObject({
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      instance: '/api/users',
+      code: 'PIPE_VALIDATION',
+    });
+    expect(r.body.errors).toEqual([
+      { field: 'size', message: "'abc' is not an integer", value: 'abc' },
+      expect.objectContaining({ field: 'page', value: -1 }),
+    ]);
+    expect(r.body.timestamp).toBeUndefined();
+  });
+
+  it('404 and 401 too, with the message as detail', async () => {
+    const missing = await call('/api/users/424242', PREFERS);
+    expect([missing.status, missing.type, missing.body.title, missing.body.instance]).toEqual([
+      404,
+      'application/problem+json',
+      'Not Found',
+      '/api/users/424242',
+    ]);
+    expect(typeof missing.body.detail).toBe('string');
+    const unauthorized = await call('/api/admin/users', PREFERS);
+    expect([unauthorized.status, unauthorized.type, unauthorized.body.status]).toEqual([401, 'application/problem+json', 401]);
+  });
+
+  it('without that preference the specified error body, which also varies on Accept', async () => {
+    for (const accept of [undefined, '*/*', 'application/json', 'application/json, application/problem+json']) {
+      const r = await call('/api/users?page=-1&size=abc', accept);
+      expect([r.status, r.type]).toEqual([400, 'application/json']);
+      expect(r.vary).toMatch(/\bAccept\b/);
+      expect(r.body).toMatchObject({ status: 400, error: 'Bad Request', path: '/api/users' });
+      expect(r.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(['page', 'size']);
+    }
   });
 });

@@ -40,6 +40,21 @@ describe('users and entity tags', () => {
     expect(again.headers.etag).toBe(tag);
   });
 
+  it('the 304 carries the Vary and validators of the 200 (RFC 9110 §15.4.5), whatever coding the client takes', async () => {
+    const codings: Array<Record<string, string>> = [{}, { 'accept-encoding': 'gzip' }];
+    for (const coding of codings) {
+      const ok = await http(server.url, 'GET', `/api/users/${id}`, { headers: coding });
+      expect(ok.headers.vary).toBe('Accept-Encoding');
+      const again = await http(server.url, 'GET', `/api/users/${id}`, { headers: { ...coding, 'if-none-match': String(ok.headers.etag) } });
+      expect(again.status).toBe(304);
+      expect([again.headers.etag, again.headers.vary, again.headers['cache-control']]).toEqual([
+        ok.headers.etag,
+        ok.headers.vary,
+        ok.headers['cache-control'],
+      ]);
+    }
+  });
+
   it('PUT with a stale If-Match is 412 in the error body and changes nothing; with the current tag it writes and sends the new tag', async () => {
     const stale = await http(server.url, 'PUT', `/api/users/${id}`, {
       headers: { ...V1, 'if-match': `"${id}-0"` }, // no version is 0

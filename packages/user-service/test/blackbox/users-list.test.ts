@@ -138,6 +138,9 @@ describe('GET /api/users with page/size/sort', () => {
     ['page=2147483648', ['page']],
     ['size=1001', ['size']],
     ['page=1e3', ['page']],
+    // A value that does not convert and one that breaks a constraint: one 400 naming both (issue 22).
+    ['page=-1&size=abc', ['page', 'size']],
+    ['page=abc&size=ten&sort=nope', ['page', 'size', 'sort']],
   ])('rejects %s with 400 and the error body naming each bad parameter', async (query, fields) => {
     expectBadParams(await get(`/api/users?${query}`), fields);
   });

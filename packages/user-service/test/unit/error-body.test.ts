@@ -1,9 +1,12 @@
-/** serviceErrorBody in isolation: the SPEC "Errors" fields and its two documented exceptions. */
+/**
+ * serviceErrorBody in isolation: the SPEC "Errors" fields and its two documented exceptions; the
+ * problem details the service answers when Accept prefers them.
+ */
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, InternalServerError, NotFoundError, ServiceUnavailableError, WebApplicationError } from '@jaxrs-node/pipeline';
 import { createRequestContext } from '@jaxrs-node/pipeline/testing';
 import { InvalidTokenError } from '../../src/domain/tokens.js';
-import { serviceErrorBody } from '../../src/http/error-body.js';
+import { serviceErrorBody, serviceErrorEntity, serviceProblemBody } from '../../src/http/error-body.js';
 
 type Body = { timestamp: string; status: number; error: string; message: string; path: string; errors: unknown[] };
 const body = (error: WebApplicationError, url = '/api/users/9?x=1') => serviceErrorBody(error, createRequestContext({ url })) as Body;
@@ -52,5 +55,43 @@ describe('serviceErrorBody', () => {
     expect(b.message).toBe(error.reason);
     expect(b.error).toBe(error.reason);
     expect(JSON.stringify(b)).not.toContain(error.message);
+  });
+});
+
+describe('serviceProblemBody and serviceErrorEntity', () => {
+  const violations = [
+    { field: 'query.size', message: "'abc' is not an integer", value: 'abc' },
+    { field: 'body.email', message: 'must be a well-formed email address' },
+  ];
+
+  it('is RFC 9457 problem details with the items named as in the error body', () => {
+    const p = serviceProblemBody(
+      new BadRequestError('Validation failed', { code: 'PIPE_VALIDATION', details: violations }),
+      createRequestContext({ url: '/api/users?size=abc' }),
+    );
+    expect(p).toEqual({
+      type: 'about:blank',
+      title: 'Bad Request',
+      status: 400,
+      detail: 'Validation failed',
+      instance: '/api/users',
+      code: 'PIPE_VALIDATION',
+      errors: [
+        { field: 'size', message: "'abc' is not an integer", value: 'abc' },
+        { field: 'email', message: 'must be a well-formed email address' },
+      ],
+    });
+    expect(serviceProblemBody(new InternalServerError('secret'), createRequestContext({ url: '/x' }))).not.toHaveProperty('detail');
+  });
+
+  it.each([
+    ['application/problem+json, application/json;q=0.9', 'application/problem+json', 'title'],
+    ['application/json', 'application/json', 'timestamp'],
+    [undefined, 'application/json', 'timestamp'],
+  ])('Accept %j: %s', (accept, contentType, key) => {
+    const request = createRequestContext({ url: '/api/users/9', headers: accept === undefined ? {} : { accept } });
+    const { body: entity, headers } = serviceErrorEntity(new NotFoundError('User 9 not found'), request);
+    expect(headers).toEqual({ 'content-type': contentType, vary: 'Accept' });
+    expect(entity).toHaveProperty(key);
   });
 });

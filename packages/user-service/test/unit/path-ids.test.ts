@@ -1,6 +1,7 @@
 /**
  * Id path/query parameters through the real pipeline: a bad id is a 400 whose message and single
- * violation name the parameter it came from (`orderId`, `customerId`, ...), not always `id`.
+ * violation name the parameter it came from (`orderId`, `customerId`, ...), not always `id`, and
+ * echo the rejected text (`value`), as the pipeline's items do since issue 22.
  * In-process (`app.inject`), against src/, so no build is needed.
  */
 import 'reflect-metadata';
@@ -16,7 +17,7 @@ import { Id } from '../../src/http/resources/ids.js';
 import { createService, type Service } from '../../src/server.js';
 import { MemoryRecordStore } from '../../src/storage/index.js';
 
-type ErrorBody = { status: number; error: string; message: string; errors: { field: string; message: string }[] };
+type ErrorBody = { status: number; error: string; message: string; errors: { field: string; message: string; value?: string }[] };
 
 /** A resource whose id parameters have other names than `id`. */
 @Path('/customers')
@@ -51,14 +52,14 @@ describe('a bad id parameter of a resource', () => {
     expect(res.status).toBe(400);
     const body = res.json<ErrorBody>();
     expect(body).toMatchObject({ status: 400, error: 'Bad Request' });
-    expect(body.errors).toEqual([{ field: 'customerId', message: RECORD_ID_RULE }]);
+    expect(body.errors).toEqual([{ field: 'customerId', message: RECORD_ID_RULE, value: 'abc' }]);
     expect(body.message).toContain("'customerId'");
   });
 
   it('is a 400 naming productId for the query parameter productId', async () => {
     const res = await app.inject('/customers/3?productId=0');
     expect(res.status).toBe(400);
-    expect(res.json<ErrorBody>().errors).toEqual([{ field: 'productId', message: RECORD_ID_RULE }]);
+    expect(res.json<ErrorBody>().errors).toEqual([{ field: 'productId', message: RECORD_ID_RULE, value: '0' }]);
   });
 
   it('converts good ids', async () => {
@@ -93,19 +94,41 @@ describe('bad ids on the user and order routes of the service', () => {
   };
 
   it.each(['abc', '0', '01', '1.5'])('names orderId for GET /api/users/1/orders/%s', async (orderId) => {
-    expect(await errorsOf('GET', `/api/users/1/orders/${orderId}`)).toEqual([{ field: 'orderId', message: RECORD_ID_RULE }]);
+    expect(await errorsOf('GET', `/api/users/1/orders/${orderId}`)).toEqual([
+      { field: 'orderId', message: RECORD_ID_RULE, value: orderId },
+    ]);
   });
 
   it('names orderId for PUT /api/users/1/orders/x/status', async () => {
     expect(await errorsOf('PUT', '/api/users/1/orders/x/status', { status: 'PROCESSING' })).toEqual([
-      { field: 'orderId', message: RECORD_ID_RULE },
+      { field: 'orderId', message: RECORD_ID_RULE, value: 'x' },
     ]);
   });
 
   it('still names id for the user id of the same routes and of /api/users/{id}', async () => {
-    expect(await errorsOf('GET', '/api/users/abc/orders/1')).toEqual([{ field: 'id', message: RECORD_ID_RULE }]);
-    expect(await errorsOf('GET', '/api/users/-1')).toEqual([{ field: 'id', message: RECORD_ID_RULE }]);
-    expect(await errorsOf('GET', '/api/users/01')).toEqual([{ field: 'id', message: RECORD_ID_RULE }]);
+    expect(await errorsOf('GET', '/api/users/abc/orders/1')).toEqual([{ field: 'id', message: RECORD_ID_RULE, value: 'abc' }]);
+    expect(await errorsOf('GET', '/api/users/-1')).toEqual([{ field: 'id', message: RECORD_ID_RULE, value: '-1' }]);
+    expect(await errorsOf('GET', '/api/users/01')).toEqual([{ field: 'id', message: RECORD_ID_RULE, value: '01' }]);
+  });
+
+  it('in-process too: a bad page and size in one 400, as problem details when Accept prefers them', async () => {
+    const plain = await service.app.inject('/api/users?page=-1&size=abc');
+    expect(plain.status).toBe(400);
+    expect(plain.headers['content-type']).toBe('application/json');
+    expect(
+      plain
+        .json<ErrorBody>()
+        .errors.map((e) => e.field)
+        .sort(),
+    ).toEqual(['page', 'size']);
+    const problem = await service.app.inject({
+      url: '/api/users?page=-1&size=abc',
+      headers: { accept: 'application/problem+json, application/json;q=0.9' },
+    });
+    expect(problem.status).toBe(400);
+    expect(problem.headers['content-type']).toBe('application/problem+json');
+    expect(problem.json()).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'PIPE_VALIDATION' });
+    expect(problem.json<ErrorBody>().errors.map((e) => e.field)).toEqual(['size', 'page']);
   });
 
   it('serves good ids as before', async () => {

@@ -28,7 +28,7 @@ function paramsMatch(range: MediaType, t: MediaType): boolean {
  * The Accept range that decides the weight of concrete type `t`: the most specific matching
  * range (RFC 9110 §12.5.1: `text/*;q=0, text/plain` accepts text/plain, refuses text/html).
  */
-function decidingRange(accept: readonly MediaType[], t: MediaType): MediaType | undefined {
+export function decidingRange(accept: readonly MediaType[], t: MediaType): MediaType | undefined {
   let best: MediaType | undefined;
   let bestRank = -1;
   for (const r of accept) {

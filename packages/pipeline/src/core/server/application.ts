@@ -19,6 +19,7 @@ import { ModelProblems, type ModelProblem } from '../model/model-problems.js';
 import type { RouteMethod } from '../stages/model.js';
 import type { Constructor, TypeToken } from '../context/providers.js';
 import type { ErrorBodyFactory, ErrorLogger, Runtime } from '../stages/runtime.js';
+import { ERROR_FORMATS, type ErrorFormat } from '../stages/error-format.js';
 
 /** How an application is configured; every field is optional. */
 export interface ApplicationOptions {
@@ -38,6 +39,16 @@ export interface ApplicationOptions {
   limits?: Partial<PipelineLimits>;
   /** The error entity for mapped HTTP errors (default: `{status, error, message, code, errors?}`). */
   errorBody?: ErrorBodyFactory;
+  /**
+   * The body of error responses: `'json'` (default) the `errorBody`; `'problem'` RFC 9457 problem
+   * details as `application/problem+json` (`problemBody`); `'negotiate'` problem details when the
+   * request's Accept prefers `application/problem+json` to `application/json`, else the
+   * `errorBody` (with `Vary: Accept`). See README "Problem details".
+   * @example new Application({ resources: [Users], errorFormat: 'negotiate' })
+   */
+  errorFormat?: ErrorFormat;
+  /** The problem details of `errorFormat` `'problem'`/`'negotiate'`. Default {@link problemDetailsErrorBody}. */
+  problemBody?: ErrorBodyFactory;
   /** Where unexpected (5xx) errors are reported. Default: one JSON line on stderr. */
   logger?: ErrorLogger;
   /** Record which components ran and send them in `X-Pipeline-Trace`. Default false. */
@@ -116,6 +127,11 @@ export class Application {
     this.basePath = validateBasePath(options.basePath);
     this.singleProcess = options.singleProcess === true;
     this.limits = resolveLimits(options.limits);
+    if (options.errorFormat !== undefined && !ERROR_FORMATS.includes(options.errorFormat)) {
+      throw new TypeError(
+        `errorFormat must be one of ${ERROR_FORMATS.map((f) => `'${f}'`).join(', ')}, got ${String(options.errorFormat)}`,
+      );
+    }
     this.container = options.container ?? rootContainer.createChildContainer();
     // Marked, so build() can say that an entry of `resources` is not a resource class.
     for (const r of options.resources ?? []) this.registrations.push({ target: r, asResource: true });
@@ -176,6 +192,8 @@ export class Application {
       container: this.container,
       limits: this.limits,
       errorBody: this.options.errorBody ?? defaultErrorBody,
+      errorFormat: this.options.errorFormat,
+      problemBody: this.options.problemBody,
       logError,
       tracing: this.options.tracing === true,
       basePath: this.basePath,

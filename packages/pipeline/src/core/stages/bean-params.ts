@@ -4,7 +4,7 @@ import { ModelProblemError, type ModelProblems } from '../model/model-problems.j
 import type { Constructor, ParamConverterProvider, TypeToken } from '../context/providers.js';
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { ArgResolver } from './model.js';
-import { compileParam } from './params.js';
+import { collectConversion, compileParam, type ParamConversionError } from './params.js';
 
 /** Deepest nesting of `@BeanParam` fields inside `@BeanParam` classes. */
 export const MAX_BEAN_DEPTH = 8;
@@ -166,6 +166,9 @@ function compileField(
 /**
  * A fresh instance per request, so nothing of one request's fields reaches the next. An absent
  * value (undefined: no parameter and no `@DefaultValue`) leaves the field's initializer in place.
+ * Every field is set even after one failed to convert: the 400 names all of them, and carries the
+ * instance (`partial`) so the constraints of the fields that converted still run (params.ts
+ * `resolveArguments`).
  */
 function instantiate(cls: Constructor, setters: ReadonlyArray<{ key: string; resolve: ArgResolver }>): ArgResolver {
   const keys = setters.map((s) => s.key);
@@ -173,9 +176,21 @@ function instantiate(cls: Constructor, setters: ReadonlyArray<{ key: string; res
   const n = keys.length;
   return (ex) => {
     const bean = new cls() as Record<string, unknown>;
+    let failed: ParamConversionError | undefined;
     for (let i = 0; i < n; i++) {
-      const v = resolvers[i]!(ex);
+      let v: unknown;
+      try {
+        v = resolvers[i]!(ex);
+      } catch (e) {
+        failed = collectConversion(e, failed);
+        // A nested bean that failed in part is still set, for its converted fields' constraints.
+        v = (e as ParamConversionError).partial;
+      }
       if (v !== undefined) bean[keys[i]!] = v;
+    }
+    if (failed !== undefined) {
+      failed.partial = bean;
+      throw failed;
     }
     return bean;
   };

@@ -6,7 +6,7 @@ import { Exchange } from './exchange.js';
 import { match } from './match.js';
 import { locatedInstance } from './locate.js';
 import { diFailure } from '../model/model-problems.js';
-import { FORM_PROPERTY } from './params.js';
+import { FORM_PROPERTY, resolveArguments, type ArgumentsValidator } from './params.js';
 import type { RouteMethod } from './model.js';
 import { readEntity } from './read-entity.js';
 import { runRequestFilters } from './request-filters.js';
@@ -127,7 +127,8 @@ function invoke(ex: Exchange): Step {
     if (route.validate !== undefined) validateArgs(ex, route.validate, args);
     return call(ex, route, args);
   }
-  // Parameters convert before the entity is read (Processing rules §1), except form fields.
+  // Parameters convert before the entity is read (Processing rules §1), except form fields. When
+  // one does not convert the 400 goes out before the body is read: no reader runs for a refused request.
   const args = route.form ? undefined : resolveArgs(ex, route);
   return readEntity(ex, entity, route.readerInterceptors).then((value) => {
     if (route.form) {
@@ -148,16 +149,14 @@ function invoke(ex: Exchange): Step {
 }
 
 /** Parameter, `@BeanParam` field and entity constraints together: one 400 lists every violation. */
-function validateArgs(ex: Exchange, validate: (args: readonly unknown[]) => void, args: unknown[]): void {
+function validateArgs(ex: Exchange, validate: ArgumentsValidator, args: unknown[]): void {
   if (ex.trace !== undefined) ex.trace.push('validation');
   validate(args);
 }
 
+/** Every argument; values that do not convert are reported together with the others' violations. */
 function resolveArgs(ex: Exchange, route: RouteMethod): unknown[] {
-  const resolvers = route.args;
-  const args = new Array<unknown>(resolvers.length);
-  for (let i = 0; i < resolvers.length; i++) args[i] = resolvers[i]!(ex);
-  return args;
+  return resolveArguments(ex, route.args, route.validate);
 }
 
 /** A per-request resource; a container failure becomes a 500 whose logged cause says why and what to fix. */

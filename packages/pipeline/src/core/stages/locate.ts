@@ -13,6 +13,7 @@ import { isThenable } from '../util/thenable.js';
 import type { Exchange } from './exchange.js';
 import { select } from './match.js';
 import type { Locator, PathEntry } from './model.js';
+import { resolveArguments } from './params.js';
 
 /** Nested locators a request may pass through (a deeper one is a 404). */
 const MAX_DEPTH = 16;
@@ -29,9 +30,7 @@ export function locatedInstance(ex: Exchange): object {
 
 /** Runs `locator` and matches `rest` in what it returns; a promise when the locator is async. */
 export function locate(ex: Exchange, locator: Locator, rest: string, depth: number): Response | undefined | Promise<Response | undefined> {
-  const resolvers = locator.args;
-  const args = new Array<unknown>(resolvers.length);
-  for (let i = 0; i < resolvers.length; i++) args[i] = resolvers[i]!(ex);
+  const args = resolveArguments(ex, locator.args, locator.validate);
   if (locator.validate !== undefined) locator.validate(args);
   const self = locator.instance ?? (locator.located ? locatedInstance(ex) : resolve(ex, locator.resourceClass, 'a resource'));
   if (ex.trace !== undefined) ex.trace.push(`locator:${locator.info.resourceClass.name}.${locator.info.methodName}`);

@@ -5,6 +5,7 @@ import type { Constructor } from '../context/providers.js';
 import { Response } from '../http/response.js';
 import { isThenable } from '../util/thenable.js';
 import { isAbortReason } from '../context/request-context.js';
+import { errorResponse } from './error-format.js';
 
 /**
  * Turns an error into a response (Processing rules §4): an HTTP error carrying a response is used
@@ -63,7 +64,7 @@ export function defaultMapper(ex: Exchange, error: unknown): Response {
   // A method that failed because the request's signal fired (the client left) is not a bug either.
   if (http.status >= 500 && (http !== error || http.status === 500 || http.cause !== undefined) && !isAbortReason(ex, error))
     ex.rt.logError(error, ex);
-  const response = new Response(http.status, ex.rt.errorBody(http, ex));
+  const response = errorResponse(ex.rt, http, ex);
   for (const k in http.headers) response.headers[k] = http.headers[k]!;
   return response;
 }

@@ -16,6 +16,7 @@ import type {
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { Exchange } from './exchange.js';
 import type { WritePlan } from './write-entity.js';
+import type { ArgumentsValidator } from './params.js';
 
 /** Response-side chains: the global ones (no match, pre-match abort) or a route's G+B ones. */
 export interface ResponseChains {
@@ -59,7 +60,7 @@ export interface RouteMethod extends ResponseChains {
    * is then undefined), checked in the VALIDATION slot; throws one 400 listing every violation.
    * Undefined when no parameter is constrained.
    */
-  readonly validate: ((args: readonly unknown[]) => void) | undefined;
+  readonly validate: ArgumentsValidator | undefined;
   /** Shared instance, or undefined for per-request resources and sub-resources. */
   readonly instance: object | undefined;
   /** A sub-resource method: it runs on the object its locator returned for this request (locate.ts). */
@@ -103,7 +104,7 @@ export interface Locator {
   readonly fn: (...args: unknown[]) => unknown;
   readonly args: readonly ArgResolver[];
   /** Constraints on its parameters (`@Min` on a `@PathParam`, a `@BeanParam`'s fields), or undefined. */
-  readonly validate: ((args: readonly unknown[]) => void) | undefined;
+  readonly validate: ArgumentsValidator | undefined;
   /** Shared instance, or undefined: per-request (resolved), or located itself (`located`). */
   readonly instance: object | undefined;
   readonly located: boolean;

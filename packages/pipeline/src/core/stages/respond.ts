@@ -8,6 +8,7 @@ import { Phase } from '../context/request-context.js';
 import { Response } from '../http/response.js';
 import { isThenable, type Step } from '../util/thenable.js';
 import { writeResponse } from './write-entity.js';
+import { errorEntity, errorResponse } from './error-format.js';
 
 /**
  * The response half of the lifecycle: response filters (descending) then writer interceptors and
@@ -88,15 +89,13 @@ export function handleError(ex: Exchange, error: unknown): Step {
 }
 
 function internalError(ex: Exchange): Response {
-  let body: unknown;
   try {
-    body = ex.rt.errorBody(PLAIN_500, ex);
+    return errorResponse(ex.rt, PLAIN_500, ex);
   } catch (factoryError) {
     // A throwing error-body factory must not take the request down with it.
     ex.rt.logError(factoryError, ex);
-    body = { status: 500, error: 'Internal Server Error' };
+    return new Response(500, { status: 500, error: 'Internal Server Error' });
   }
-  return new Response(500, body);
 }
 
 const PLAIN_500 = new InternalServerError();
@@ -107,20 +106,25 @@ function plain500(ex: Exchange, error: unknown): Step {
   ex.rt.logError(error, ex);
   const res = ex.rawResponse;
   if (!res.headersSent) {
-    const body = lastResortBody(ex);
-    res.writeHead(500, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    const { body, contentType, vary } = lastResortBody(ex);
+    const headers: Record<string, string | number> = { 'content-type': contentType, 'content-length': Buffer.byteLength(body) };
+    if (vary) headers.vary = 'Accept';
+    res.writeHead(500, headers);
     res.end(ex.isHead ? undefined : body);
   } else if (!res.destroyed) res.destroy();
   ex.rt.finish(ex, 500);
 }
 
 /** The application's error body for a 500, serialised without writers; the fixed one if that fails too. */
-function lastResortBody(ex: Exchange): string {
+function lastResortBody(ex: Exchange): { body: string; contentType: string; vary: boolean } {
   try {
-    return JSON.stringify(ex.rt.errorBody(PLAIN_500, ex)) ?? PLAIN_500_BODY;
+    const entity = errorEntity(ex.rt, PLAIN_500, ex);
+    const body = JSON.stringify(entity.body);
+    if (body !== undefined) return { body, contentType: entity.contentType ?? 'application/json', vary: entity.variesByAccept };
   } catch {
-    return PLAIN_500_BODY;
+    /* the fixed body below */
   }
+  return { body: PLAIN_500_BODY, contentType: 'application/json', vary: false };
 }
 
 function publishError(ex: Exchange, error: unknown): void {

@@ -6,6 +6,7 @@ import type { BodyProviders, MapperEntry, PathEntry, ResponseChains } from './mo
 import type { ContainerRequestFilter, Constructor } from '../context/providers.js';
 import type { ContainerRequestContext } from '../context/request-context.js';
 import type { Router } from '../routing/router.js';
+import type { ErrorFormat } from './error-format.js';
 
 /**
  * Builds the error entity for a status; pluggable so services can use their own error body. Also
@@ -30,6 +31,10 @@ export interface Runtime {
   readonly container: DependencyContainer;
   readonly limits: PipelineLimits;
   readonly errorBody: ErrorBodyFactory;
+  /** `ApplicationOptions.errorFormat` (error-format.ts); undefined: `'json'`. */
+  readonly errorFormat?: ErrorFormat | undefined;
+  /** `ApplicationOptions.problemBody`; undefined: `problemDetailsErrorBody`. */
+  readonly problemBody?: ErrorBodyFactory | undefined;
   readonly logError: ErrorLogger;
   readonly tracing: boolean;
   /** `ApplicationOptions.basePath` (validated: `/api`), or undefined: resources match below it. */

@@ -11,7 +11,7 @@ export type GzipFeatureOptions = GzipWriterOptions & GzipReaderOptions;
  * {@link GzipReaderInterceptor} (decodes `Content-Encoding: gzip` requests, bomb-safe) and a
  * pre-matching {@link GzipTagFilter} (a compressed response's ETag is the identity tag plus
  * `-gzip`; the filter removes the suffix from `If-Match` / `If-None-Match`, so preconditions
- * compare identity tags). Options are validated here, when the application is built.
+ * compare identity tags, and gives an entity-less 304 the `Vary` its 200 would have had). Options are validated here, when the application is built.
  *
  * @example
  * new Application({ providers: [new GzipFeature({ threshold: 2048, maxDecodedBytes: 1 << 22 })] });
@@ -19,12 +19,14 @@ export type GzipFeatureOptions = GzipWriterOptions & GzipReaderOptions;
 export class GzipFeature implements Feature {
   private readonly writer: GzipWriterInterceptor;
   private readonly reader: GzipReaderInterceptor;
-  private readonly tags = new GzipTagFilter();
+  private readonly tags: GzipTagFilter;
 
   constructor(options: GzipFeatureOptions = {}) {
     const { threshold, level, mediaTypes, maxDecodedBytes } = options;
     this.writer = new GzipWriterInterceptor({ threshold, level, mediaTypes });
     this.reader = new GzipReaderInterceptor({ maxDecodedBytes });
+    // The same compressible types, so a 304 varies exactly when its 200 would.
+    this.tags = new GzipTagFilter({ mediaTypes });
   }
 
   setup(context: FeatureContext): void {

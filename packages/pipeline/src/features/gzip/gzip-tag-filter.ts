@@ -4,7 +4,8 @@ import { EntityTag } from '../../core/http/entity-tag.js';
 import { appendVary } from '../../core/http/vary.js';
 import { Priorities } from '../../core/util/priorities.js';
 import { PreMatching, Priority } from '../../decorators/provider.js';
-import { GZIP_TAG_SUFFIX } from './gzip-writer-interceptor.js';
+import { GZIP_TAG_SUFFIX, isCompressibleMediaType } from './gzip-writer-interceptor.js';
+import { parseMediaType, type MediaType } from '../../core/http/media-type.js';
 
 /** A tag (weak or strong) whose value ends with the gzip suffix; `$1` keeps `W/` and the value before it. */
 const SUFFIXED = new RegExp(`((?:W/)?"[^"]*)${GZIP_TAG_SUFFIX}"`, 'g');
@@ -18,18 +19,28 @@ const SUFFIXED = new RegExp(`((?:W/)?"[^"]*)${GZIP_TAG_SUFFIX}"`, 'g');
  * as one echoing the identity tag. `*` and other tags are kept. Costs two header lookups on a
  * request without those headers.
  *
- * As a response filter it completes a 304 made without an entity (by `evaluatePreconditions`,
- * which no writer interceptor sees): when the client's original `If-None-Match` named the gzip
- * variant of the 304's tag, the 304 carries that tag and `Vary: Accept-Encoding`, as the 200 did,
- * so the client's cache can match it to the response it stored (RFC 9110 §15.4.5, RFC 9111 §4.3.4).
+ * As a response filter it completes a 304 made without an entity (by `evaluatePreconditions` or
+ * `Response.notModified`, which no writer interceptor sees), so that it carries the `Vary` and the
+ * tag the 200 would have carried (RFC 9110 §15.4.5; a cache updates the stored response's headers
+ * from the 304, RFC 9111 §4.3.4): `Vary: Accept-Encoding` whenever the 200 would have had it, that
+ * is unless its media type (the 304's `Content-Type`, else the method's `@Produces` type) is known
+ * not to be compressible; and, when the client's original `If-None-Match` named the gzip variant
+ * of the 304's tag, that tag.
  *
  * @example
- * // What GzipFeature does:
+ * // What GzipFeature does (with the writer's `mediaTypes`):
  * app.register(new GzipTagFilter());
  */
 @PreMatching()
 @Priority(Priorities.HEADER_DECORATOR)
 export class GzipTagFilter implements ContainerRequestFilter, ContainerResponseFilter {
+  private readonly compressible: (mediaType: MediaType) => boolean;
+
+  /** `mediaTypes`: the writer interceptor's choice of compressible types (default {@link isCompressibleMediaType}). */
+  constructor(options: { mediaTypes?: ((mediaType: MediaType) => boolean) | undefined } = {}) {
+    this.compressible = options.mediaTypes ?? isCompressibleMediaType;
+  }
+
   filterRequest(ctx: ContainerRequestContext): void {
     strip(ctx, 'if-match');
     strip(ctx, 'if-none-match');
@@ -38,6 +49,7 @@ export class GzipTagFilter implements ContainerRequestFilter, ContainerResponseF
   filterResponse(request: ContainerRequestContext, response: ContainerResponseContext): void {
     // With an entity, the gzip writer interceptor decides (it knows whether the body is compressed).
     if (response.status !== 304 || response.hasEntity()) return;
+    if (this.mayCompress(request, response)) appendVary(response.headers, 'Accept-Encoding');
     const etag = response.headers.etag;
     if (typeof etag !== 'string') return;
     const tag = EntityTag.parse(etag);
@@ -48,6 +60,18 @@ export class GzipTagFilter implements ContainerRequestFilter, ContainerResponseF
     if (list === '*' || !list.some((t) => t.value === variant)) return;
     response.headers.etag = new EntityTag(variant, tag.weak).toString();
     appendVary(response.headers, 'Accept-Encoding');
+  }
+
+  /**
+   * Could the 200 this 304 stands for have been compressed? Unknown (no concrete type) counts as
+   * yes: a missing `Vary` lets a cache serve one coding to a client that asked for another, an extra
+   * one only costs cache hits.
+   */
+  private mayCompress(request: ContainerRequestContext, response: ContainerResponseContext): boolean {
+    const declared = response.headers['content-type'];
+    const mt = declared === undefined ? request.responseMediaType : parseMediaType(String(declared));
+    if (mt === undefined || mt.type === '*' || mt.subtype === '*') return true;
+    return this.compressible(mt);
   }
 }
 

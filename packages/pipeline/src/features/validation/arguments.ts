@@ -1,6 +1,8 @@
 import { checkConstraints, type Validator, type Violation } from './compile.js';
 import { ownRules, paramRules, type ConstraintDef } from './constraints.js';
 import { entityViolations, ValidationError } from './validation-error.js';
+// Violations are named as conversion failures are (`query.size`, `path.id`, `body.email`), so one 400 lists both.
+import { parameterField, type ArgumentsValidator, type ConversionItem } from '../../core/stages/params.js';
 
 /** A `@BeanParam` class as the validator needs it: its parameter fields, nested beans included. */
 export interface BeanShape {
@@ -30,16 +32,6 @@ type Check = (args: readonly unknown[], out: Violation[]) => void;
 type ValueCheck = (value: unknown, out: Violation[]) => void;
 
 /**
- * The violation field of a parameter: its source and name (`query.size`, `path.id`,
- * `header.x-tenant`, `cookie.sid`, `form.name`); for the entity, `body` (its fields are named
- * `body.email`, `body.address.city`).
- */
-export function parameterField(source: string, name: string | undefined): string {
-  if (source === 'entity') return 'body';
-  return name === undefined ? source : `${source}.${name}`;
-}
-
-/**
  * Compiles the constraints on the parameters of `resourceClass.method` and on the fields of its
  * `@BeanParam` arguments into one check for the VALIDATION slot: it throws one
  * {@link ValidationError} listing every violation of the request, in argument order, the entity's
@@ -50,20 +42,24 @@ export function compileArgumentsValidator(
   resourceClass: Function,
   method: string,
   args: readonly ArgumentShape[],
-): ((args: readonly unknown[]) => void) | undefined {
+): ArgumentsValidator | undefined {
   const declared = paramRules(resourceClass, method);
   const checks: Check[] = [];
+  /** The same without the entity's: when a value did not convert, the body is not read. */
+  const paramChecks: Check[] = [];
   let constrained = 0;
   for (const a of args) {
     const own = declared?.[a.index];
     if (own !== undefined && own.length > 0) {
       checks.push(valueAt(a.index, constraintsCheck(own, parameterField(a.source, a.name))));
+      if (a.source !== 'entity') paramChecks.push(checks[checks.length - 1]!);
       constrained++;
     }
     if (a.bean !== undefined) {
       const bean = beanCheck(a.bean);
       if (bean !== undefined) {
         checks.push(valueAt(a.index, bean));
+        paramChecks.push(checks[checks.length - 1]!);
         constrained++;
       }
     }
@@ -77,11 +73,25 @@ export function compileArgumentsValidator(
     }
   }
   if (constrained === 0) return undefined;
-  return (values) => {
+  return (values, failures) => {
     const out: Violation[] = [];
-    for (let i = 0; i < checks.length; i++) checks[i]!(values, out);
-    if (out.length > 0) throw new ValidationError(out);
+    if (failures === undefined) {
+      for (let i = 0; i < checks.length; i++) checks[i]!(values, out);
+      if (out.length > 0) throw new ValidationError(out);
+      return;
+    }
+    for (let i = 0; i < paramChecks.length; i++) paramChecks[i]!(values, out);
+    const kept = withoutFailed(out, failures);
+    if (kept.length > 0) throw new ValidationError([...failures, ...kept]);
   };
+}
+
+/**
+ * The violations of values that converted: a value that did not convert is absent from the
+ * arguments, so a `@NotNull` on it would only repeat the conversion failure.
+ */
+function withoutFailed(violations: readonly Violation[], failures: readonly ConversionItem[]): Violation[] {
+  return violations.filter((v) => !failures.some((f) => f.field === v.field));
 }
 
 const valueAt =

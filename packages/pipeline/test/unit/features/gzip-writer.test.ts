@@ -366,11 +366,32 @@ describe('GzipTagFilter', () => {
     const r = new Response(304, undefined, { etag: '"v1"' });
     new GzipTagFilter().filterResponse(echoed, r);
     expect([r.headers.etag, r.headers.vary]).toEqual(['"v1-gzip"', 'Accept-Encoding']);
+    // The identity tag: the tag stays, and Vary too, as on the 200 (RFC 9110 §15.4.5; issue 22).
     const identity = new Response(304, undefined, { etag: '"v1"' });
     new GzipTagFilter().filterResponse(request({ 'if-none-match': '"v1"' }), identity);
-    expect([identity.headers.etag, identity.headers.vary]).toEqual(['"v1"', undefined]);
+    expect([identity.headers.etag, identity.headers.vary]).toEqual(['"v1"', 'Accept-Encoding']);
     const ok = new Response(200, undefined, { etag: '"v1"' });
     new GzipTagFilter().filterResponse(echoed, ok);
-    expect(ok.headers.etag).toBe('"v1"');
+    expect([ok.headers.etag, ok.headers.vary]).toEqual(['"v1"', undefined]);
+  });
+
+  it('gives an entity-less 304 Vary: Accept-Encoding unless its type is known not to be compressible', () => {
+    const vary = (produced: string | undefined, headers: Record<string, string> = {}, filter = new GzipTagFilter()): unknown => {
+      const ctx = request({ 'if-none-match': '"v1"' });
+      ctx.responseMediaType = produced === undefined ? undefined : parseMediaType(produced);
+      const r = new Response(304, undefined, { etag: '"v1"', ...headers });
+      filter.filterResponse(ctx, r);
+      return r.headers.vary;
+    };
+    expect(vary('application/json')).toBe('Accept-Encoding');
+    expect(vary('text/csv', { vary: 'Accept' })).toBe('Accept, Accept-Encoding');
+    expect(vary(undefined)).toBe('Accept-Encoding'); // unknown: a missing Vary is the unsafe mistake
+    expect(vary('*/*')).toBe('Accept-Encoding');
+    expect(vary('image/png')).toBeUndefined();
+    expect(vary('application/json', { 'content-type': 'application/octet-stream' })).toBeUndefined();
+    // The writer's own choice of types (GzipFeature passes its `mediaTypes`).
+    const onlyText = new GzipTagFilter({ mediaTypes: (mt) => mt.type === 'text' });
+    expect(vary('application/json', {}, onlyText)).toBeUndefined();
+    expect(vary('text/plain', {}, onlyText)).toBe('Accept-Encoding');
   });
 });

@@ -9,7 +9,7 @@ import {
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 import type { RecordStore } from '../../storage/record-store.js';
-import { serviceErrorBody } from '../error-body.js';
+import { serviceErrorEntity } from '../error-body.js';
 import { TOKENS } from '../tokens.js';
 
 const ROLLBACKS_AT_START = 'durability.rollbacks';
@@ -59,11 +59,15 @@ export class DurabilityFilter implements ContainerRequestFilter, ContainerRespon
   /** Replaces the answer in place (no second mapping pass): the data it held may be gone. */
   private refuse(req: ContainerRequestContext, res: ContainerResponseContext): void {
     const error = new ServiceUnavailableError('A concurrent write failed; retry the request', { retryAfterSeconds: 1 });
+    const { body, headers } = serviceErrorEntity(error, req);
     res.status = 503;
-    res.entity = serviceErrorBody(error, req);
+    res.entity = body;
     res.entityType = undefined;
     for (const name of ['etag', 'last-modified', 'location', 'content-length', 'content-encoding']) delete res.headers[name];
-    res.headers['content-type'] = 'application/json';
+    res.headers['content-type'] = headers['content-type']!;
+    // The body's format follows Accept (a field listed twice is harmless, RFC 9110 §12.5.5).
+    const vary = res.headers.vary;
+    res.headers.vary = vary === undefined ? 'Accept' : `${String(vary)}, Accept`;
     res.headers['retry-after'] = '1';
   }
 }

@@ -8,10 +8,10 @@ import {
   type ExceptionMapper,
 } from '@jaxrs-node/pipeline';
 import { RecordStoreError } from '../../storage/record-store.js';
-import { serviceErrorBody } from '../error-body.js';
+import { serviceErrorEntity } from '../error-body.js';
 
 /**
- * Storage failures as HTTP answers, in the service's error body:
+ * Storage failures as HTTP answers, in the service's error body (or its problem details, as Accept says):
  * - `ERR_STORE_FULL` (ENOSPC, EDQUOT): 507 Insufficient Storage, as a refused upload is; the write
  *   was taken back, nothing of it is stored.
  * - `ERR_STORE_FAILED` (another journal I/O error), `ERR_STORE_UNAVAILABLE` (etcd not reachable
@@ -28,7 +28,8 @@ export class StoreErrorMapper implements ExceptionMapper<RecordStoreError> {
 
   toResponse(error: RecordStoreError, request: ContainerRequestContext): Response {
     const web = this.toWebError(error, request);
-    return new Response(web.status, serviceErrorBody(web, request), { 'content-type': 'application/json', ...web.headers });
+    const { body, headers } = serviceErrorEntity(web, request);
+    return new Response(web.status, body, { ...headers, ...web.headers });
   }
 
   private toWebError(error: RecordStoreError, request: ContainerRequestContext): WebApplicationError {
