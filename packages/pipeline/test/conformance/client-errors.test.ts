@@ -156,6 +156,23 @@ describe('the error body and the connection', () => {
     expect(seen).toEqual([{ method: '', path: '', status: 400, code: 'PIPE_BAD_REQUEST_SYNTAX', reason: 'Bad Request' }]);
   });
 
+  it("errorFormat 'problem': the answer is RFC 9457 problem details as application/problem+json", async () => {
+    app = new Application({ resources: [R], logger: () => undefined, errorFormat: 'problem' });
+    const { port } = await app.listen(0);
+    const r = await exchange(port, `GET /r HTTP/1.1\r\n${H}Bad Header: x\r\n\r\n`);
+    expect(r.status).toBe(400);
+    expect(r.headers['content-type']).toBe('application/problem+json');
+    expect(r.headers.connection).toBe('close');
+    expect(JSON.parse(r.body)).toMatchObject({ type: 'about:blank', title: 'Bad Request', status: 400, code: 'PIPE_BAD_REQUEST_SYNTAX' });
+  });
+
+  it("errorFormat 'negotiate': a request rejected before its headers were read has no Accept, so it gets the errorBody", async () => {
+    app = new Application({ resources: [R], logger: () => undefined, errorFormat: 'negotiate' });
+    const { port } = await app.listen(0);
+    const r = await exchange(port, `GET /r HTTP/1.1\r\n${H}Accept: application/problem+json\r\nBad Header: x\r\n\r\n`);
+    expectJsonError(r, 400, 'PIPE_BAD_REQUEST_SYNTAX');
+  });
+
   it('a throwing errorBody falls back to the default body (and is logged)', async () => {
     const logged: unknown[] = [];
     app = new Application({

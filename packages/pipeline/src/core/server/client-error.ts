@@ -15,6 +15,7 @@ import type { Socket } from 'node:net';
 import { ContainerRequestContext } from '../context/request-context.js';
 import { WebApplicationError } from '../http/errors.js';
 import type { Runtime } from '../stages/runtime.js';
+import { errorEntity } from '../stages/error-format.js';
 import { closeLingering, LINGER_BYTES } from '../stages/linger.js';
 
 /** What Node hands a `clientError` listener: llhttp's `HPE_*` codes carry the bytes being parsed. */
@@ -116,7 +117,8 @@ function onClientError(rt: Runtime, err: ClientError, socket: HttpSocket): void 
   // its body was arriving); otherwise none: the context has an empty method and path.
   const req = inFlight?.req ?? new IncomingMessage(socket);
   const ctx = contextFor(req, inFlight ?? new ServerResponse(req));
-  socket.write(wire(kind.status, errorJson(rt, error, ctx), req.method === 'HEAD'), 'latin1');
+  const { json, contentType } = errorJson(rt, error, ctx);
+  socket.write(wire(kind.status, json, contentType, req.method === 'HEAD'), 'latin1');
   // A failed parser ignores everything that follows: read and discard it while the answer goes
   // out, so that closing does not make the kernel reset the connection and drop the answer
   // (RFC 9112 §9.6). After a timeout the parser still works, and a slow client deserves no wait.
@@ -131,23 +133,32 @@ function contextFor(req: IncomingMessage, res: ServerResponse): ContainerRequest
   return new ContainerRequestContext(req, res, req.method ?? '', q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1), false);
 }
 
-/** The application's error body as JSON; the default shape if the factory throws or returns nothing serialisable. */
-function errorJson(rt: Runtime, error: WebApplicationError, ctx: ContainerRequestContext): string {
+/**
+ * The application's error body as JSON, in its `errorFormat` (problem details under `'problem'`,
+ * and under `'negotiate'` when the dispatched request's Accept prefers them; a request rejected
+ * before its headers were parsed has no Accept, so it gets the `errorBody`); the default shape if
+ * the factory throws or returns nothing serialisable.
+ */
+function errorJson(rt: Runtime, error: WebApplicationError, ctx: ContainerRequestContext): { json: string; contentType: string } {
   try {
-    const json = JSON.stringify(rt.errorBody(error, ctx));
-    if (typeof json === 'string') return json;
+    const entity = errorEntity(rt, error, ctx);
+    const json = JSON.stringify(entity.body);
+    if (typeof json === 'string') return { json, contentType: entity.contentType ?? 'application/json' };
   } catch (factoryError) {
     rt.logError(factoryError, ctx);
   }
-  return JSON.stringify({ status: error.status, error: error.reason, code: error.code, message: error.message });
+  return {
+    json: JSON.stringify({ status: error.status, error: error.reason, code: error.code, message: error.message }),
+    contentType: 'application/json',
+  };
 }
 
-function wire(status: number, json: string, head: boolean): string {
+function wire(status: number, json: string, contentType: string, head: boolean): string {
   const body = Buffer.from(json, 'utf8');
   return (
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? 'Error'}\r\n` +
     `Date: ${new Date().toUTCString()}\r\n` +
-    'Content-Type: application/json\r\n' +
+    `Content-Type: ${contentType}\r\n` +
     // No response filter runs here (there is no request): the one header every error body wants.
     'X-Content-Type-Options: nosniff\r\n' +
     `Content-Length: ${body.length}\r\n` +
