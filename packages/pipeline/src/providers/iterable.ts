@@ -246,7 +246,7 @@ class ItemStream extends Readable {
           result = isThenable(next) ? await next : next;
         } catch (err) {
           this.finished = true; // an iterator that threw is done (ECMA-262 §27.6.3.7)
-          this.fail(err);
+          if (!this.destroyed) this.fail(err); // else the response is gone already
           return;
         }
         if (this.destroyed) return; // destroyed while waiting: _destroy closed the iterator
