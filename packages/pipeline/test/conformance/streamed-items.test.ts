@@ -4,6 +4,7 @@
 // failure cuts the connection, a client that leaves ends the generator, and production follows
 // the client's reading. Over undici, curl and in-process.
 import { execFile } from 'node:child_process';
+import { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { Agent, Client, request } from 'undici';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -87,6 +88,13 @@ class Items {
     yield { n: 1 };
     await track.gate.promise; // opened once the client has the first event
     yield { n: 2 };
+  }
+
+  /** An object-mode Readable (a driver's cursor stream) handed over as its async iterator. */
+  @GET('cursor')
+  @Produces('application/x-ndjson')
+  cursor(): AsyncIterator<unknown> {
+    return Readable.from([{ id: 1 }, { id: 2 }])[Symbol.asyncIterator]();
   }
 
   @GET('sync')
@@ -268,6 +276,10 @@ describe.each(TRANSPORTS)('streamed items (%s)', (transport) => {
     expect(r.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(r.headers['cache-control']).toBe('no-cache');
     expect(r.text).toBe('data: {"id":1}\n\ndata: line one\ndata: line two\n\n');
+  });
+
+  it("an object-mode Readable's async iterator has its values framed", async () => {
+    expect((await send('/items/cursor')).text).toBe('{"id":1}\n{"id":2}\n');
   });
 
   it('a sync generator is streamed too; an empty stream is the empty array', async () => {
