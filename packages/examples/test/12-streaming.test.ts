@@ -89,6 +89,22 @@ describe('12 streaming: incremental production with backpressure', () => {
     ).toEqual([1, 2, 3]);
   });
 
+  it('in-process: the same rows as one JSON array, or as one server-sent event each, by Accept', async () => {
+    const app = createApp();
+    const array = await app.inject({ url: '/api/export?rows=3', headers: { accept: 'application/json' } });
+    expect(array.headers['content-type']).toBe('application/json');
+    expect(array.json<{ id: number }[]>().map((r) => r.id)).toEqual([1, 2, 3]);
+    const events = await app.inject({ url: '/api/export?rows=2', headers: { accept: 'text/event-stream' } });
+    expect(events.headers['content-type']).toBe('text/event-stream; charset=utf-8');
+    expect(events.text()).toBe('data: {"id":1,"sku":"SKU-00000001","quantity":0}\n\ndata: {"id":2,"sku":"SKU-00000002","quantity":1}\n\n');
+  });
+
+  it('an empty export is an empty body (NDJSON) or [] (JSON)', async () => {
+    const app = createApp();
+    expect((await app.inject('/api/export?rows=0')).text()).toBe('');
+    expect((await app.inject({ url: '/api/export?rows=0', headers: { accept: 'application/json' } })).json()).toEqual([]);
+  });
+
   it('a bad row count is a 400 before anything streams', async () => {
     expect((await createApp().inject('/api/export?rows=-1')).status).toBe(400);
   });

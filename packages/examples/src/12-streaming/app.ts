@@ -1,21 +1,26 @@
 /**
- * Example 12, streaming: a large NDJSON export produced incrementally, with backpressure.
+ * Example 12, streaming: a large export produced incrementally, with backpressure.
  *
- * The method returns an async generator; the built-in stream writer pipes it to the socket with
- * `stream.pipeline`, which pulls the next chunk only when the socket has drained. A slow client
- * therefore slows the producer down instead of filling memory, and a client that goes away ends
- * the generator (its `finally` runs), so the database cursor it stands for is released.
+ * The method is an async generator of rows (plain objects). The pipeline's built-in writer of
+ * streamed items writes each row as it comes, framed for the negotiated type: NDJSON lines
+ * (`application/x-ndjson`, the first `@Produces` type, so the default), one JSON array
+ * (`Accept: application/json`), or one server-sent event per row (`Accept: text/event-stream`).
+ * Rows are pulled only as fast as the socket drains, so a slow client slows the producer down
+ * instead of filling memory, and a client that goes away ends the generator (its `finally` runs),
+ * so the database cursor it stands for is released. The first row is read before the status line
+ * goes out: a cursor that fails at once is a normal error answer, not a cut connection.
  *
  *   curl -s 'localhost:3000/api/export?rows=1000000' | tail -n 1
+ *   curl -s -H 'accept: application/json' 'localhost:3000/api/export?rows=3'
  */
 import 'reflect-metadata';
 import { container as rootContainer, injectable } from 'tsyringe';
-import { Application, BadRequestError, DefaultValue, GET, Path, QueryParam, Response } from '@jaxrs-node/pipeline';
+import { Application, BadRequestError, DefaultValue, GET, Path, Produces, QueryParam } from '@jaxrs-node/pipeline';
 
 /** What one export did, for logs and tests. */
 export interface ExportStats {
   readonly requested: number;
-  /** Rows handed to the socket so far. */
+  /** Rows handed to the writer so far. */
   produced: number;
   completed: boolean;
   /** The client went away before the end. */
@@ -27,11 +32,18 @@ export class ExportMonitor {
   readonly exports: ExportStats[] = [];
 }
 
+/** One exported row. */
+export interface Row {
+  readonly id: number;
+  readonly sku: string;
+  readonly quantity: number;
+}
+
 const PAGE_SIZE = 500;
 const MAX_ROWS = 2_000_000;
 
 /** Stands in for a database cursor: one page per round trip. */
-async function fetchPage(offset: number, size: number): Promise<{ id: number; sku: string; quantity: number }[]> {
+async function fetchPage(offset: number, size: number): Promise<Row[]> {
   await new Promise<void>((resolve) => setImmediate(resolve));
   return Array.from({ length: size }, (_, i) => ({
     id: offset + i + 1,
@@ -40,20 +52,20 @@ async function fetchPage(offset: number, size: number): Promise<{ id: number; sk
   }));
 }
 
-/** One NDJSON chunk per page: few, mid-sized writes are cheaper than one write per row. */
-async function* ndjson(stats: ExportStats): AsyncGenerator<string> {
+/** One row per item; the writer batches the rows of a page into few, mid-sized writes. */
+async function* rowsOf(stats: ExportStats): AsyncGenerator<Row> {
   try {
     for (let offset = 0; offset < stats.requested; offset += PAGE_SIZE) {
       const page = await fetchPage(offset, Math.min(PAGE_SIZE, stats.requested - offset));
-      let chunk = '';
-      for (const row of page) chunk += `${JSON.stringify(row)}\n`;
-      stats.produced = offset + page.length;
-      // Suspends here until the consumer asks for more: this is where backpressure acts.
-      yield chunk;
+      for (const row of page) {
+        stats.produced++;
+        // Suspends here until the writer asks for more: this is where backpressure acts.
+        yield row;
+      }
     }
     stats.completed = true;
   } finally {
-    // Reached on completion AND when the pipeline calls return() because the client left.
+    // Reached on completion AND when the writer calls return() because the client left.
     if (!stats.completed) stats.cancelled = true;
   }
 }
@@ -64,13 +76,14 @@ export class ExportResource {
   constructor(private readonly monitor: ExportMonitor) {}
 
   @GET()
-  export(@QueryParam('rows') @DefaultValue('100000') rows: number): Response {
+  @Produces('application/x-ndjson', 'application/json', 'text/event-stream')
+  export(@QueryParam('rows') @DefaultValue('100000') rows: number): AsyncGenerator<Row> {
     if (!Number.isSafeInteger(rows) || rows < 0 || rows > MAX_ROWS)
       throw new BadRequestError(`rows must be an integer from 0 to ${MAX_ROWS}`);
     const stats: ExportStats = { requested: rows, produced: 0, completed: false, cancelled: false };
     this.monitor.exports.push(stats);
     // Nothing has been produced yet: a generator runs only when pulled.
-    return Response.ok(ndjson(stats), 'application/x-ndjson').build();
+    return rowsOf(stats);
   }
 }
 

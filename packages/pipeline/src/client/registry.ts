@@ -131,10 +131,15 @@ export class ClientProviders {
             return undefined;
           };
     // The server's built-in providers, with the client's stream reader in place of the server's
-    // (client errors, not 413s), a form writer, and the untyped fallback last.
+    // (client errors, not 413s), a form writer, and the untyped fallback last. Not the server's
+    // writer of streamed items: an iterable request body stays bytes (no server reader takes
+    // NDJSON or a streamed array back), under whatever Content-Type it is sent with.
     const defaults: object[] = [
       new ClientStreamReader(),
-      ...defaultProviders(resolveJson).filter((p) => (p as { name?: unknown }).name !== 'StreamReader'),
+      ...defaultProviders(resolveJson).filter((p) => {
+        const name = (p as { name?: unknown }).name;
+        return name !== 'StreamReader' && name !== 'IterableWriter';
+      }),
       new FormWriter(),
       new FallbackReader(),
     ];

@@ -1,6 +1,7 @@
 import type { MessageBodyReader, MessageBodyWriter, TypeToken } from '../core/context/providers.js';
 import { BytesReader, BytesWriter } from './bytes.js';
 import { FormReader } from './form.js';
+import { IterableWriter } from './iterable.js';
 import { JsonReader, JsonWriter } from './json.js';
 import type { JsonOptions } from './json-options.js';
 import { StreamReader, StreamWriter } from './stream.js';
@@ -17,6 +18,7 @@ export { exceedsDepth, findUnsafeJson } from './json-safety.js';
 export { TextReader, TextWriter } from './text.js';
 export { BytesReader, BytesWriter } from './bytes.js';
 export { StreamReader, StreamWriter, BodyLimitGuard, guardStream } from './stream.js';
+export { IterableWriter } from './iterable.js';
 export { FormReader, toRecord, DEFAULT_MAX_FORM_FIELDS } from './form.js';
 export type { FormRecord } from './form.js';
 
@@ -28,11 +30,13 @@ export type BodyProvider = MessageBodyReader | MessageBodyWriter;
  * (with `readFrom`) and writers (with `writeTo`) share one list, each keeping its own order:
  * - readers: the type-bound ones (Buffer, Readable) before the media-type-bound ones (form,
  *   text, JSON), so a `Buffer` parameter gets the raw bytes of a JSON request;
- * - writers: bytes and streams (any media type) before text and JSON. Text comes before JSON so
+ * - writers: bytes and streams (any media type) before text and JSON; the writer of streamed
+ *   items (JSON array, NDJSON, events) before the byte-stream writer, so that a method without
+ *   `@Produces` returning a generator offers JSON first. Text comes before JSON so
  *   that, when only a wildcard is acceptable, a string entity is sent as `text/plain` (as in
  *   Jersey) rather than as a JSON string; objects and arrays can only go to JSON.
  * User providers should be tried before these (JAX-RS 4.2.3: application providers win).
- * @param resolveJsonOptions the `ContextResolver<JsonOptions>` lookup for {@link JsonWriter}.
+ * @param resolveJsonOptions the `ContextResolver<JsonOptions>` lookup for {@link JsonWriter} and {@link IterableWriter}.
  * @example
  * const all = defaultProviders((type) => jsonResolver?.getContext(type));
  * const readers = all.filter((p): p is MessageBodyReader => 'readFrom' in p);
@@ -42,6 +46,7 @@ export function defaultProviders(resolveJsonOptions?: (type: TypeToken) => JsonO
     new BytesReader(),
     new BytesWriter(),
     new StreamReader(),
+    new IterableWriter(resolveJsonOptions),
     new StreamWriter(),
     new FormReader(),
     new TextReader(),

@@ -113,7 +113,8 @@ export class StreamReader implements MessageBodyReader<Readable> {
  * generator, web `ReadableStream`) or an iterator (generator object) of string / Uint8Array
  * chunks through `Readable.from` in byte mode, so a chunk of another type fails the stream
  * instead of reaching the socket. Arrays and strings are data, not streams: other writers take
- * them. Backpressure comes from the lifecycle's `pipeline(body, res)`, which also ends the
+ * them. Under JSON, NDJSON and `text/event-stream` types an iterable's items are values, written
+ * by `IterableWriter` (a closer media-type match); a `Readable` stays bytes under every type. Backpressure comes from the lifecycle's `pipeline(body, res)`, which also ends the
  * generator (its `finally` runs) when the client goes away.
  */
 export class StreamWriter implements MessageBodyWriter<unknown> {

@@ -104,7 +104,9 @@ class BodyResource {
     return Readable.from(['alpha-', 'beta-', 'gamma'], { objectMode: false });
   }
 
+  // Byte chunks under a byte media type; without @Produces a generator's items would be JSON.
   @GET('generator')
+  @Produces('application/octet-stream')
   async *generator(): AsyncGenerator<string | Buffer> {
     yield 'one,';
     await Promise.resolve();
@@ -404,7 +406,7 @@ describe.each(TRANSPORTS)('bodies (%s)', (transport) => {
       expect(r.headers['content-length']).toBeUndefined();
     });
 
-    it('an async generator is streamed', async () => {
+    it('an async generator of text and byte chunks is streamed as bytes under application/octet-stream', async () => {
       const r = await send('/b/generator');
       expect(r.status).toBe(200);
       expect(r.text).toBe('one,two,three');

@@ -3,6 +3,7 @@
  * format, `text/event-stream` (WHATWG HTML, "Server-sent events", §9.2.5-§9.2.6).
  */
 import { parseMediaType, type MediaType } from '../../core/http/media-type.js';
+import { EVENT_STREAM_LINE_BREAK, eventStreamData } from '../../providers/event-stream.js';
 
 /** The fields of an event; see {@link OutboundSseEvent}. */
 interface EventFields {
@@ -152,8 +153,6 @@ function checkField(field: 'id' | 'name', value: string): string {
   return v;
 }
 
-const LINE_BREAK = /\r\n|\r|\n/;
-
 /**
  * The event's bytes on the wire: comment lines, `event:`, `id:`, `retry:`, one `data:` line per
  * line of `data`, and the blank line that dispatches it (WHATWG HTML §9.2.6). `data` is the event's
@@ -162,10 +161,11 @@ const LINE_BREAK = /\r\n|\r|\n/;
  */
 export function frameOf(event: OutboundSseEvent, data: string | undefined): string {
   let out = '';
-  if (event.comment !== undefined) for (const line of event.comment.split(LINE_BREAK)) out += line === '' ? ':\n' : `: ${line}\n`;
+  if (event.comment !== undefined)
+    for (const line of event.comment.split(EVENT_STREAM_LINE_BREAK)) out += line === '' ? ':\n' : `: ${line}\n`;
   if (event.name !== undefined) out += `event: ${event.name}\n`;
   if (event.id !== undefined) out += `id: ${event.id}\n`;
   if (event.reconnectDelay !== undefined) out += `retry: ${event.reconnectDelay}\n`;
-  if (data !== undefined) for (const line of data.split(LINE_BREAK)) out += `data: ${line}\n`;
+  if (data !== undefined) out += eventStreamData(data);
   return `${out}\n`;
 }

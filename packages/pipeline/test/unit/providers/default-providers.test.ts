@@ -12,7 +12,7 @@ const nameOf = (p: unknown): string => (p as { name: string }).name;
 describe('defaultProviders', () => {
   it('lists readers and writers most specific first', () => {
     expect(readers.map(nameOf)).toEqual(['BytesReader', 'StreamReader', 'FormReader', 'TextReader', 'JsonReader']);
-    expect(writers.map(nameOf)).toEqual(['BytesWriter', 'StreamWriter', 'TextWriter', 'JsonWriter']);
+    expect(writers.map(nameOf)).toEqual(['BytesWriter', 'IterableWriter', 'StreamWriter', 'TextWriter', 'JsonWriter']);
   });
 
   it('declares parseable media types for negotiation', () => {
@@ -46,7 +46,9 @@ describe('defaultProviders', () => {
     function* g(): Generator<string> {
       yield 'x';
     }
-    expect(first(g().constructor, 'application/x-ndjson')).toBe('StreamWriter');
+    // A generator's items are framed as NDJSON (README "Streamed results"); raw chunks elsewhere.
+    expect(first(g().constructor, 'application/x-ndjson')).toBe('IterableWriter');
+    expect(first(g().constructor, 'application/octet-stream')).toBe('StreamWriter');
   });
 
   it('wires the JSON options resolver into the JSON writer', () => {
