@@ -18,7 +18,7 @@ import {
   Path,
   Produces,
   Response,
-  type ContainerRequestContext,
+  ContainerRequestContext,
 } from '../../src/index.js';
 import { serveForSuite, TRANSPORTS, type TestResponse } from '../helpers/transports.js';
 
