@@ -39,6 +39,7 @@ export type {
   DynamicFeature,
   ExceptionMapper,
   Feature,
+  FeatureConfiguration,
   FeatureContext,
   MessageBodyReader,
   MessageBodyWriter,

@@ -60,11 +60,14 @@ describe('the OpenAPI contract (black box)', () => {
         if (p.in === 'path' && (p.name === 'id' || p.name === 'orderId') && !key.includes('/files/'))
           expect(p.schema, `${key} ${p.name}`).toEqual({ type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER });
       // Error bodies are JSON whatever the success type (the event stream, text/plain, XML, a file);
-      // only a route producing another JSON type may also answer in it (the user schema's application/schema+json).
+      // only a route producing another JSON type may also answer in it (the user schema's application/schema+json);
+      // and problem details when Accept prefers them (errorFormat 'negotiate').
       for (const [status, r] of Object.entries(op.responses)) {
         if (Number(status) < 400 || r.content === undefined) continue;
-        const types = key === 'get /api/schema/user' ? ['application/schema+json', 'application/json'] : ['application/json'];
-        expect(Object.keys(r.content), `${key} ${status}`).toEqual(types);
+        if (r.content['application/json']?.schema?.$ref !== '#/components/schemas/Error') continue; // a 503 health body, say
+        const json = key === 'get /api/schema/user' ? ['application/schema+json', 'application/json'] : ['application/json'];
+        expect(Object.keys(r.content), `${key} ${status}`).toEqual([...json, 'application/problem+json']);
+        expect(r.content['application/problem+json'].schema, `${key} ${status}`).toEqual({ $ref: '#/components/schemas/ProblemDetails' });
       }
       expect(op.security === undefined ? 'none' : 'declared', key).toBe('declared');
     }

@@ -14,6 +14,7 @@ import type {
   ContainerRequestFilter,
   ContainerResponseFilter,
   DynamicFeature,
+  FeatureConfiguration,
   FeatureContext,
   ParamConverterProvider,
   ReaderInterceptor,
@@ -40,6 +41,8 @@ export interface RouteInput {
     readonly declared: readonly NameBindingDecorator[];
   }>;
   readonly dynamicFeatures: readonly DynamicFeature[];
+  /** What DynamicFeatures are told of the application. */
+  readonly configuration: FeatureConfiguration;
   /** The entry of a provider a DynamicFeature registers for one method (rank 2). */
   readonly dynamicEntry: (provider: Constructor | object, options: RegistrationOptions) => ProviderEntry;
   /** Every registered post-matching request filter, reader/writer interceptor and response filter, unsorted. */
@@ -141,6 +144,7 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
           dynamic.push(input.dynamicEntry(provider, options));
           return this;
         },
+        configuration: input.configuration,
       };
       for (const f of input.dynamicFeatures) f.configure(info, fctx);
       const applies = (p: ProviderEntry): boolean => p.rank === 0 || p.bindings.every((b) => bindings.has(b));

@@ -30,6 +30,7 @@ import type {
   DynamicFeature,
   ExceptionMapper,
   Feature,
+  FeatureConfiguration,
   FeatureContext,
   MessageBodyReader,
   MessageBodyWriter,
@@ -59,6 +60,8 @@ export interface BuildInput {
   readonly problems: ModelProblems;
   /** The application's deadline for methods without `@Deadline` (ms), if any. */
   readonly deadline?: number;
+  /** What features are told of the application ({@link FeatureContext.configuration}). */
+  readonly configuration: FeatureConfiguration;
 }
 
 export interface BuiltModel {
@@ -141,6 +144,7 @@ export function buildModel(input: BuildInput): BuiltModel {
           queue.push({ target: provider, ...options });
           return this;
         },
+        configuration: input.configuration,
       };
       (instance as Feature).setup(ctx);
     }
@@ -195,6 +199,7 @@ export function buildModel(input: BuildInput): BuiltModel {
       declared: [...(findClassMeta(p.ctor)?.bindings.keys() ?? [])],
     })),
     dynamicFeatures,
+    configuration: input.configuration,
     dynamicEntry: (provider, options) => entry(provider, options, 2),
     postFilters: requestFilters.filter((p) => !p.preMatching),
     readerInterceptors: withMethod(providers, 'aroundReadFrom'),

@@ -155,6 +155,17 @@ export interface ContextResolver<T = unknown> {
 export interface FeatureContext {
   /** Register a provider class or instance; `priority` overrides its `@Priority`. */
   register(provider: Constructor | object, options?: { priority?: number }): this;
+  /**
+   * The application's settings a feature may need to agree with (Jakarta REST `FeatureContext`'s
+   * `getConfiguration()`): set by the application's build, absent in a context you make yourself.
+   */
+  readonly configuration?: FeatureConfiguration;
+}
+
+/** What {@link FeatureContext.configuration} tells a feature about its application. */
+export interface FeatureConfiguration {
+  /** How error responses are written (`ApplicationOptions.errorFormat`, default `'json'`). */
+  readonly errorFormat: 'json' | 'problem' | 'negotiate';
 }
 
 /** JAX-RS `DynamicFeature`: called once per resource method at start-up. */

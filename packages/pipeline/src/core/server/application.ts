@@ -165,6 +165,7 @@ export class Application {
     }
     const model = buildModel({
       deadline,
+      configuration: { errorFormat: this.options.errorFormat ?? 'json' },
       problems,
       registrations: regs,
       container: this.container,

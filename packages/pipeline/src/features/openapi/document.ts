@@ -1,7 +1,14 @@
 import type { ResourceInfo } from '../../core/context/resource-info.js';
 import type { JsonSchema } from './decorators.js';
 import { DEFAULT_ERROR_SCHEMA, type OpenApiOptions } from './options.js';
-import { documentOperation, ERROR_RESPONSES, headersObject, type DocumentedOperation, type OperationContext } from './operations.js';
+import {
+  documentOperation,
+  ERROR_RESPONSES,
+  errorContent,
+  headersObject,
+  type DocumentedOperation,
+  type OperationContext,
+} from './operations.js';
 import { SchemaRegistry } from './schemas.js';
 
 /**
@@ -16,6 +23,35 @@ export interface OpenApiDocument {
   readonly paths: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   readonly components: Readonly<Record<string, unknown>>;
 }
+
+/**
+ * RFC 9457 problem details as `problemDetailsErrorBody` writes them: `type`, `title`, `status`,
+ * `detail` (4xx), `instance`, and the extension members `code` and `errors` (the violations).
+ */
+const PROBLEM_DETAILS_SCHEMA: JsonSchema = {
+  type: 'object',
+  required: ['type', 'title', 'status'],
+  properties: {
+    type: {
+      type: 'string',
+      format: 'uri-reference',
+      description: 'A URI reference identifying the problem type (about:blank: the status says it all)',
+    },
+    title: { type: 'string', description: 'The status reason phrase' },
+    status: { type: 'integer', minimum: 400, maximum: 599 },
+    detail: { type: 'string', description: 'What went wrong (client errors only)' },
+    instance: { type: 'string', format: 'uri-reference', description: 'The request path' },
+    code: { type: 'string', description: 'A stable error code' },
+    errors: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: ['field', 'message'],
+        properties: { field: { type: 'string' }, message: { type: 'string' }, value: {} },
+      },
+    },
+  },
+};
 
 /**
  * The OpenAPI version written; OpenAPI 3.1 uses JSON Schema 2020-12 for its schemas.
@@ -34,22 +70,41 @@ const PATH_ITEM_METHODS = new Set(['get', 'put', 'post', 'delete', 'options', 'h
 export class DocumentBuilder {
   private readonly ctx: OperationContext;
   private readonly operations: DocumentedOperation[] = [];
-  private readonly errorRef: JsonSchema;
 
-  constructor(private readonly options: OpenApiOptions) {
+  /** `errorFormat`: the application's (FeatureContext `configuration`), so error responses say what is written. */
+  constructor(
+    private readonly options: OpenApiOptions,
+    errorFormat: 'json' | 'problem' | 'negotiate' = 'json',
+  ) {
     const registry = new SchemaRegistry();
-    this.ctx = { options, registry, operationIds: new Set(), locators: new Map(), scanned: new Set(), errors: new Set() };
     // Registered first: the error body keeps the name `Error`, whatever the application's classes are called.
     for (const [name, schema] of Object.entries(options.schemas ?? {})) registry.components[name] = { ...schema };
     const e = options.errorSchema ?? DEFAULT_ERROR_SCHEMA;
+    let errorRef: JsonSchema;
     if (typeof e === 'function') {
-      this.errorRef = registry.ref(e);
+      errorRef = registry.ref(e);
     } else {
       if (Object.hasOwn(registry.components, 'Error'))
         throw new TypeError("OpenApiFeature: option schemas may not define 'Error': give errorSchema instead");
       registry.components.Error = { ...e };
-      this.errorRef = { $ref: '#/components/schemas/Error' };
+      errorRef = { $ref: '#/components/schemas/Error' };
     }
+    let problem: OperationContext['problem'];
+    if (errorFormat !== 'json') {
+      // An application whose problemBody adds members may describe them under `schemas.ProblemDetails`.
+      if (!Object.hasOwn(registry.components, 'ProblemDetails')) registry.components.ProblemDetails = { ...PROBLEM_DETAILS_SCHEMA };
+      problem = { format: errorFormat, ref: { $ref: '#/components/schemas/ProblemDetails' } };
+    }
+    this.ctx = {
+      options,
+      registry,
+      operationIds: new Set(),
+      locators: new Map(),
+      scanned: new Set(),
+      errors: new Set(),
+      errorRef,
+      problem,
+    };
   }
 
   /** Documents one resource method for one HTTP method (a start-up error surfaces from here, at `build()`). */
@@ -88,7 +143,7 @@ export class DocumentBuilder {
       responses[name] = {
         description: ERROR_DESCRIPTIONS[status],
         ...(headers === undefined ? {} : { headers }),
-        content: { [mediaType]: { schema: this.errorRef } },
+        content: errorContent([mediaType], this.ctx),
       };
     }
     if (Object.keys(responses).length > 0) components.responses = responses;

@@ -52,7 +52,7 @@ export class OpenApiFeature implements Feature, DynamicFeature {
     if (this.builder !== undefined) {
       throw new Error('OpenApiFeature: this instance already belongs to an application: create one OpenApiFeature per Application');
     }
-    this.builder = new DocumentBuilder(this.options);
+    this.builder = new DocumentBuilder(this.options, context.configuration?.errorFormat);
     // build() is synchronous: this runs once it has returned, when every route is known.
     queueMicrotask(() => {
       this.frozen = true;

@@ -13,6 +13,7 @@ import { apiMeta, type ApiHeader, type ApiResponseOptions, type JsonSchema } fro
 import type { OpenApiOptions, OperationDoc } from './options.js';
 import { methodInputs, scanTemplate, type MethodInputs, type ParameterObject } from './parameters.js';
 import type { SchemaRegistry } from './schemas.js';
+import { APPLICATION_PROBLEM_JSON } from '../../core/stages/error-format.js';
 
 /** One documented operation: its OpenAPI path (relative to the base path), method and Operation Object. */
 export interface DocumentedOperation {
@@ -31,6 +32,25 @@ export interface OperationContext {
   readonly scanned: Set<Function>;
   /** Component response names of the error statuses used so far. */
   readonly errors: Set<number>;
+  /** The error body's schema reference (`components.schemas.Error`, or the errorSchema class's). */
+  readonly errorRef: JsonSchema;
+  /**
+   * Problem details (RFC 9457) beside or instead of the error body, as the application's
+   * `errorFormat` writes them: `'problem'` only them, `'negotiate'` both; undefined for `'json'`.
+   */
+  readonly problem: { readonly format: 'problem' | 'negotiate'; readonly ref: JsonSchema } | undefined;
+}
+
+/**
+ * The content of an error response whose body is the application's error body: in the error media
+ * types, and as `application/problem+json` when the application's `errorFormat` writes problem
+ * details (only them under `'problem'`, beside the error body under `'negotiate'`).
+ */
+export function errorContent(mediaTypes: readonly string[], ctx: OperationContext): Record<string, unknown> {
+  const problem = ctx.problem;
+  const out: Record<string, unknown> = problem?.format === 'problem' ? {} : content(ctx.errorRef, mediaTypes);
+  if (problem !== undefined) out[APPLICATION_PROBLEM_JSON] = { schema: problem.ref };
+  return out;
 }
 
 /** The shared error responses: component name and description, by status. */
@@ -112,6 +132,12 @@ export function headersObject(
   return kept.length === 0 ? undefined : Object.fromEntries(kept.map(([name, h]) => [name, header(h)]));
 }
 
+/** Two schemas that are the same `$ref`. */
+function sameRef(a: JsonSchema | undefined, b: JsonSchema): boolean {
+  const ref = (b as { $ref?: unknown }).$ref;
+  return a !== undefined && typeof ref === 'string' && (a as { $ref?: unknown }).$ref === ref;
+}
+
 function content(schema: JsonSchema | undefined, mediaTypes: readonly string[]): Record<string, unknown> {
   return Object.fromEntries(mediaTypes.map((m) => [m, schema === undefined ? {} : { schema }]));
 }
@@ -130,12 +156,12 @@ function declaredResponse(
     const schema = ctx.registry.forType(r.type);
     const first = Array.isArray(r.type) ? Array : r.type;
     const isError = status === 'default' || Number(status) >= 400;
-    out.content = content(
-      schema,
-      r.mediaTypes ??
-        (isError ? errorMediaTypes(produces, ctx.options) : undefined) ??
-        produces ?? [typeof first === 'function' ? defaultMediaType(first) : 'application/json'],
-    );
+    const mediaTypes = r.mediaTypes ??
+      (isError ? errorMediaTypes(produces, ctx.options) : undefined) ??
+      produces ?? [typeof first === 'function' ? defaultMediaType(first) : 'application/json'];
+    // A declared error answered with the error body is written as errorFormat says.
+    const isErrorBody = isError && r.mediaTypes === undefined && sameRef(schema, ctx.errorRef);
+    out.content = isErrorBody ? errorContent(mediaTypes, ctx) : content(schema, mediaTypes);
   }
   return out;
 }
