@@ -6,7 +6,7 @@
  * EventSource stops reconnecting), 404 and 406. The replay across a cut connection with an
  * EventSource client is in test/unit/job-events-replay.test.ts.
  */
-import { request } from 'undici';
+import { Agent, request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { agent, http, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 
@@ -34,12 +34,18 @@ interface Stream {
   close(): void;
 }
 
+/**
+ * Streams get their own pool: a stream is legitimately silent while its job waits behind another
+ * (on etcd a 300-item job takes seconds), and the shared agent's 10 s body timeout would cut it.
+ */
+const streams = new Agent({ keepAliveTimeout: 2000, headersTimeout: 10_000, bodyTimeout: 60_000 });
+
 /** Opens `path` as an event stream (undici undoes the chunked framing; the events are parsed here). */
 async function openStream(server: RunningServer, path: string, headers: Record<string, string> = {}): Promise<Stream> {
   const controller = new AbortController();
   const res = await request(`${server.url}${path}`, {
     headers: { accept: 'text/event-stream', ...headers },
-    dispatcher: agent,
+    dispatcher: streams,
     signal: controller.signal,
   });
   async function* events(): AsyncGenerator<SseEvent> {
@@ -110,6 +116,7 @@ describe('job progress as server-sent events (black box)', () => {
   afterAll(async () => {
     expect(await server.stop('SIGTERM')).toBe(0);
     removeDir(server.dataDir);
+    await streams.close();
   });
 
   const eventsPath = (id: number) => `/api/async/users/jobs/${id}/events`;
@@ -135,8 +142,9 @@ describe('job progress as server-sent events (black box)', () => {
   });
 
   it('resumes after Last-Event-ID: a client gets every event after the one it names, one that saw the end gets 204', async () => {
-    // Queued behind a long job, this one is still PENDING when the stream opens: it has events to miss.
-    await submitHere(server, users('resume-before', 1000));
+    // Queued behind a longer job, this one is still PENDING when the stream opens: it has events to
+    // miss (300 items: long enough on the journal, seconds rather than tens of seconds on etcd).
+    await submitHere(server, users('resume-before', 300));
     const id = await submitHere(server, users('resume', 2));
     const first = await allEvents(await openStream(server, eventsPath(id)));
     expect(first.length).toBeGreaterThan(1);
