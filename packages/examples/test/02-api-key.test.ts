@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../src/02-api-key/app.js';
 import { listen, send, type Running } from './helpers/http.js';
 
-describe('02 api-key: a request filter at AUTHENTICATION priority (SPEC Authentication rule 5)', () => {
+describe('02 api-key: a request filter at AUTHENTICATION priority', () => {
   let server: Running;
   beforeAll(async () => {
     server = await listen(createApp({ keys: ['k-one', 'k-two'] }));

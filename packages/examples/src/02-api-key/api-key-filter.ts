@@ -8,7 +8,7 @@ import {
   type ContainerRequestFilter,
 } from '@jaxrs-node/pipeline';
 
-/** Paths that skip the key check (SPEC, Authentication rule 5: `/health`). */
+/** Paths that skip the key check: a health probe carries no credentials. */
 const OPEN_PATHS: ReadonlySet<string> = new Set(['/health']);
 
 /**

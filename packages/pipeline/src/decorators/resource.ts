@@ -77,7 +77,7 @@ export function RequestScoped(): ClassDecorator {
   };
 }
 
-/** Resource lifecycle: one shared instance (this library's default; see README). */
+/** Resource lifecycle: one shared instance (this library's default; see docs/dependency-injection.md). */
 export function Singleton(): ClassDecorator {
   return (target) => {
     classMeta(target).scope = 'singleton';

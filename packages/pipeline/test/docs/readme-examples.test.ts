@@ -1,13 +1,24 @@
 /**
- * The code in the READMEs is what users copy: every ```ts block of the pipeline's README and of
- * the repository's README that is a complete program (its first line is an `import`; the other
+ * The code in the docs is what users copy: every ```ts block of the pipeline's README, of its
+ * `docs/` pages and of the repository's README that is a complete program (its first line is an `import`; the other
  * blocks are fragments) compiles with the repository's `tsc` as a new user's project would: the
  * settings `tsc --init` writes, plus what the README's Installation section adds (legacy
  * decorators with metadata, NodeNext modules, Node's types) and `"type": "module"`, against the
  * BUILT package. All blocks compile in one `tsc` run; the typed-client example then runs as written.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +48,16 @@ function programsOf(readme: string, prefix: string): Block[] {
   return blocks;
 }
 
-const blocks = [...programsOf('packages/pipeline/README.md', 'pipeline'), ...programsOf('README.md', 'root')];
+/** The pipeline's concept pages, each a source of programs like the READMEs. */
+const DOCS = readdirSync(join(PKG, 'docs'))
+  .filter((f) => f.endsWith('.md'))
+  .sort();
+
+const blocks = [
+  ...programsOf('packages/pipeline/README.md', 'pipeline'),
+  ...DOCS.flatMap((f) => programsOf(`packages/pipeline/docs/${f}`, `docs-${f.replace(/\.md$/, '')}`)),
+  ...programsOf('README.md', 'root'),
+];
 
 /** The packages a user installs (the README's Installation), linked from the workspace. */
 const LINKS: ReadonlyArray<readonly [string, string]> = [
@@ -100,6 +120,7 @@ describe('README code blocks that are complete programs compile under strict set
   });
 
   it('finds the programs: the root twenty lines, the quick start, multipart, typed clients', () => {
+    expect(DOCS).toContain('client.md');
     expect(blocks.length).toBeGreaterThanOrEqual(4);
     expect(blocks.some((b) => b.code.includes("from '@jaxrs-node/pipeline/client'"))).toBe(true);
     expect(blocks.some((b) => b.code.includes("from '@jaxrs-node/pipeline/multipart'"))).toBe(true);

@@ -1,7 +1,7 @@
 /**
  * build() refuses every misconfiguration a newcomer makes, all at once, each with a stable code and
  * a message naming the class, the member and the fix (Jersey's ModelValidationException); the
- * rest are warnings, reported once, fatal with `strict: true`. Every code is in the README table.
+ * rest are warnings, reported once, fatal with `strict: true`. Every code is in the table of docs/errors.md.
  */
 import 'reflect-metadata';
 import { readFileSync } from 'node:fs';
@@ -297,9 +297,9 @@ describe('build() warns, once, and strict makes it fatal', () => {
   });
 });
 
-describe('the README documents every code', () => {
-  it('lists each code of ModelProblemCode in its start-up table', () => {
-    const readme = readFileSync(new URL('../../README.md', import.meta.url), 'utf8');
+describe('the docs document every code', () => {
+  it('lists each code of ModelProblemCode in the start-up table of docs/errors.md', () => {
+    const readme = readFileSync(new URL('../../docs/errors.md', import.meta.url), 'utf8');
     const source = readFileSync(new URL('../../src/core/model/model-problems.ts', import.meta.url), 'utf8');
     const codes = [...source.matchAll(/\| '(PIPELINE_[A-Z_]+)'/g)].map((m) => m[1]!);
     expect(codes.length).toBeGreaterThanOrEqual(11);

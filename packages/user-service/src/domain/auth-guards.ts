@@ -1,6 +1,6 @@
 /**
  * One function per scheme that turns request header values into a principal or throws the HTTP
- * error the SPEC prescribes. The HTTP layer's request filters call these; they know nothing of
+ * error `docs/api.md` prescribes (rules 32-35). The HTTP layer's request filters call these; they know nothing of
  * requests themselves, so they stay framework-free and unit-testable.
  */
 import { apiKeyForbidden, apiKeyRequired, basicAuthRequired, bearerRequired, type Principal } from './auth.js';
@@ -48,7 +48,7 @@ export function requireBearer(tokens: TokenService, authorization: string | unde
  * `/api/external/*`: the `X-API-Key` header. Node joins repeated headers with `, `, which then
  * fails as an unknown key: a request must carry exactly one key.
  * @throws {NotAuthorizedError} 401 + `WWW-Authenticate: API-Key` when the header is missing or empty.
- * @throws {ForbiddenError} 403 `Forbidden` when the key is not configured (SPEC rule 4).
+ * @throws {ForbiddenError} 403 `Forbidden` when the key is not configured (`docs/api.md` rule 34).
  */
 export function requireApiKey(verifier: ApiKeyVerifier, apiKey: string | string[] | undefined): Principal {
   const value = Array.isArray(apiKey) ? apiKey.join(', ') : apiKey;

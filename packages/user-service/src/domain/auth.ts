@@ -1,5 +1,5 @@
 /**
- * Shared vocabulary of the three authentication schemes (SPEC "Authentication"): the principal
+ * Shared vocabulary of the three authentication schemes (`docs/api.md` rules 30-35): the principal
  * every scheme yields, the role names, the `WWW-Authenticate` challenges and the errors the HTTP
  * layer sends. Kept free of crypto so every other auth module can import it without cycles.
  */
@@ -11,7 +11,7 @@ export interface Principal {
   readonly roles: readonly string[];
 }
 
-/** Role names. A regular user carries `USER` (SPEC "Resources"); the Basic admin carries `ADMIN`. */
+/** Role names. A regular user carries `USER` (`docs/api.md` rule 9); the Basic admin carries `ADMIN`. */
 export const Roles = {
   ADMIN: 'ADMIN',
   USER: 'USER',
@@ -32,11 +32,11 @@ export const Challenges = {
   bearer: `Bearer realm="${AUTH_REALM}"`,
   /** Wrong, tampered or expired bearer token (RFC 6750 §3.1). */
   invalidToken: `Bearer realm="${AUTH_REALM}", error="invalid_token"`,
-  /** SPEC Authentication rule 5 (filter-based API-key variant). */
+  /** The API-key filter's refusal (`docs/api.md` rule 34). */
   apiKey: 'API-Key',
 } as const;
 
-/** Stable error codes; `invalid_token` doubles as the body's `error` value (SPEC rule 3). */
+/** Stable error codes; `invalid_token` doubles as the body's `error` value (`docs/api.md` rule 33). */
 export const AuthErrorCodes = {
   basicRequired: 'AUTH_BASIC_REQUIRED',
   bearerRequired: 'AUTH_BEARER_REQUIRED',
@@ -73,14 +73,14 @@ export function loginFailed(): NotAuthorizedError {
   });
 }
 
-/** 401 + `WWW-Authenticate: API-Key` for a request without `X-API-Key` (SPEC rule 5). */
+/** 401 + `WWW-Authenticate: API-Key` for a request without `X-API-Key` (`docs/api.md` rule 34). */
 export function apiKeyRequired(): NotAuthorizedError {
   return new NotAuthorizedError(Challenges.apiKey, 'API key required', {
     code: AuthErrorCodes.apiKeyRequired,
   });
 }
 
-/** 403 with message `Forbidden` for a present but unknown API key (SPEC rule 4). */
+/** 403 with message `Forbidden` for a present but unknown API key (`docs/api.md` rule 34). */
 export function apiKeyForbidden(): ForbiddenError {
   return new ForbiddenError('Forbidden', { code: AuthErrorCodes.apiKeyInvalid });
 }

@@ -20,7 +20,7 @@ export type ProductLookup = (id: number) => Promise<Product | undefined>;
 
 /**
  * What `GET /api/products/{id}` shows: the embedded product, or the upstream product with only
- * the fields the upstream sent (SPEC "Other records": id and name, price when present).
+ * the fields the upstream sent (`docs/api.md` rule 20: id and name, price when present).
  */
 export type ProductView = (id: number) => Promise<object | undefined>;
 

@@ -1,7 +1,8 @@
 /**
  * Every environment variable the service reads, with its default and meaning. `loadConfig` takes
- * its defaults from {@link DEFAULTS} and the README table is generated from {@link CONFIG_DOCS},
- * so the two cannot drift; a test checks that loadConfig reads exactly the documented names.
+ * its defaults from {@link DEFAULTS}, and test/unit/config-docs.test.ts holds the README table to
+ * {@link CONFIG_DOCS} (names, order, defaults), so the two cannot drift; a test checks that
+ * loadConfig reads exactly the documented names.
  */
 
 /** Development defaults. The credential ones are refused when NODE_ENV=production. */

@@ -22,7 +22,7 @@ export class ConfigError extends Error {
   }
 }
 
-/** CORS response header values (SPEC "Request-processing order", optional CORS filter). */
+/** CORS response header values (`docs/api.md` rule 29, the optional CORS filter). */
 export interface CorsConfig {
   readonly origin: string;
   readonly methods: string;

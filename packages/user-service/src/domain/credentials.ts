@@ -1,5 +1,5 @@
 /**
- * Password and API-key checks (SPEC "Authentication": Basic, login, X-API-Key).
+ * Password and API-key checks (`docs/api.md` rules 30-34: Basic, login, X-API-Key).
  *
  * Every comparison is between fixed-length keyed digests: `crypto.timingSafeEqual` throws on
  * unequal lengths, so comparing raw secrets would turn a wrong-length guess into a 500 and leak

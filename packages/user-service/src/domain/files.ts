@@ -1,5 +1,5 @@
 /**
- * Stored files (SPEC "Other records: File record"; POST /api/files/upload, GET
+ * Stored files (`docs/api.md` rule 21; POST /api/files/upload, GET
  * /api/files/<id>/download). Content lives in `${dir}/files/<id>.bin`, named only by the
  * server-generated id; metadata lives in the record store (collection `files`). Order of writes:
  * content to `<id>.part`, fsync, rename to `<id>.bin`, fsync the directory, commit the record.
@@ -28,7 +28,7 @@ export const SHARED_ORPHAN_AGE_MS = 3_600_000;
 /** Record-store collection of file metadata. */
 export const FILES_COLLECTION = 'files';
 
-/** What is known about a file's content (SPEC File record: filename, size > 0, contentType). */
+/** What is known about a file's content (`docs/api.md` rule 21: filename, size > 0, contentType). */
 export interface FileMetadata {
   /** Sanitised client filename: metadata only, never used as a path. */
   filename: string;
@@ -229,7 +229,7 @@ export class FileStore {
 }
 
 /**
- * Response headers for a download (SPEC: `application/octet-stream`, `attachment`). `nosniff`
+ * Response headers for a download (`docs/api.md` rule 21: `application/octet-stream`, `attachment`). `nosniff`
  * stops browsers from rendering uploaded HTML (OWASP File Upload Cheat Sheet).
  */
 export function downloadHeaders(file: Pick<OpenedFile, 'record' | 'size'>): Record<string, string> {

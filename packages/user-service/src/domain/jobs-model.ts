@@ -1,5 +1,5 @@
 /**
- * Vocabulary of asynchronous user creation (SPEC "Async operation"): the job record, which is also
+ * Vocabulary of asynchronous user creation (`docs/api.md` rule 22): the job record, which is also
  * the body of the status endpoint, its states and limits. The worker is in `jobs.ts`.
  */
 import type { WebApplicationError } from '@jaxrs-node/pipeline';
@@ -22,7 +22,7 @@ export const JOB_OWNERS_COLLECTION = 'job-owners';
 export const JOB_DONE_COLLECTION = 'job-done';
 /** Item slots per job in {@link JOB_DONE_COLLECTION} ids; the largest accepted job. */
 export const JOB_ITEM_SLOTS = 1024;
-/** Default largest job (SPEC "Limits": an unpaged user list holds at most 1000 items). */
+/** Default largest job (`docs/api.md` rule 36: an unpaged user list holds at most 1000 items). */
 export const MAX_JOB_ITEMS = 1000;
 
 export type JobStatus = 'PENDING' | 'RUNNING' | 'COMPLETED' | 'FAILED';
@@ -54,7 +54,7 @@ export interface Job extends StoredRecord {
 
 /**
  * Status reported when no job was ever submitted. Chosen over an `IDLE` value: nothing is pending,
- * and clients polling until `COMPLETED` (SPEC "Async operation") terminate.
+ * and clients polling until `COMPLETED` (`docs/api.md` rule 22) terminate.
  */
 export const NO_JOB_STATUS = Object.freeze({ status: 'COMPLETED', total: 0, processed: 0 } as const);
 

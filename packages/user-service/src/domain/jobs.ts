@@ -1,5 +1,5 @@
 /**
- * Asynchronous user creation (SPEC "Other endpoints": POST /api/async/users answers 202 with a
+ * Asynchronous user creation (`docs/api.md` rule 22: POST /api/async/users answers 202 with a
  * Location, GET /api/async/users/status reports `status`, `COMPLETED` marking completion).
  *
  * A job is committed durably (record + its items) before `submit` resolves, so a 202 survives a

@@ -1,5 +1,5 @@
 /**
- * The streamed body of GET /api/large-data (SPEC: "streamed body; shape: not shown"). The shape
+ * The streamed body of GET /api/large-data (`docs/api.md` rule 23 asks for a streamed body and leaves its shape open). The shape
  * chosen is one JSON document, `{"items":[{"id":1,"name":"Item 1","value":…},…],"count":n}`, made
  * item by item as the client reads: memory stays constant whatever `count` is, a slow client
  * slows production (backpressure), and a client that goes away stops it.

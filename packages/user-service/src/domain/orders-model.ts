@@ -13,7 +13,7 @@ import type { Product } from './catalog.js';
 /** Name of the record-store collection that holds orders. */
 export const ORDERS_COLLECTION = 'orders';
 
-/** SPEC order states, in lifecycle order. */
+/** Order states, in lifecycle order (`docs/api.md` rule 18). */
 export const ORDER_STATUSES = ['PENDING', 'PROCESSING', 'COMPLETED'] as const;
 export type OrderStatus = (typeof ORDER_STATUSES)[number];
 
@@ -73,7 +73,7 @@ export interface OrderItemRepresentation {
   lineTotal: number;
 }
 
-/** The SPEC's Order as sent to clients. */
+/** An order as sent to clients (`docs/api.md` rule 17). */
 export interface OrderRepresentation {
   id: number;
   orderNumber: string;
@@ -84,7 +84,7 @@ export interface OrderRepresentation {
   createdAt: string;
 }
 
-/** `ORD-` + the id zero-padded to 8 digits (SPEC pattern `ORD-` followed by digits). */
+/** `ORD-` + the id zero-padded to 8 digits (`docs/api.md` rule 17: `ORD-` followed by digits). */
 export function formatOrderNumber(id: number): string {
   return 'ORD-' + String(id).padStart(8, '0');
 }

@@ -62,7 +62,7 @@ export interface Page<T> {
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 1000;
-/** Java `int` range, as in the Spring/JAX-RS clients the SPEC is written for; keeps page*size exact. */
+/** Java `int` range, as in the Spring/JAX-RS clients of this API; keeps page*size exact. */
 export const MAX_PAGE_INDEX = 2_147_483_647;
 export const DEFAULT_SORT: Readonly<SortSpec> = Object.freeze({ field: 'id', direction: 'asc' });
 

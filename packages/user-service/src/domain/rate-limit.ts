@@ -1,5 +1,5 @@
 /**
- * Per-client request quota (SPEC "Limits": `X-Rate-Limit-Limit`, 429 when limited).
+ * Per-client request quota (`docs/api.md` rule 39: `X-Rate-Limit-Limit`, 429 when limited).
  *
  * Sliding-window counter (the Cloudflare / nginx-plus approximation): the current fixed window's
  * count plus the previous window's count weighted by how much of it still overlaps the sliding

@@ -1,5 +1,5 @@
 /**
- * Signed bearer tokens for `POST /api/auth/login` and `/api/protected/*` (SPEC "Authentication").
+ * Signed bearer tokens for `POST /api/auth/login` and `/api/protected/*` (`docs/api.md` rules 31 and 33).
  *
  * Compact-JWT shape `base64url(header).base64url(payload).base64url(signature)` with HMAC-SHA256.
  * The algorithm is fixed by the server and never read from the token before the signature is
@@ -14,7 +14,7 @@ export type InvalidTokenReason = 'malformed' | 'signature' | 'algorithm' | 'clai
 
 /**
  * 401 + `WWW-Authenticate: Bearer realm=..., error="invalid_token"` (RFC 6750 §3.1). `code` is
- * `invalid_token`, the value SPEC rule 3 wants in the body's `error` field.
+ * `invalid_token`, the value `docs/api.md` rule 33 wants in the body's `error` field.
  */
 export class InvalidTokenError extends NotAuthorizedError {
   /** The failed check. (`reason` is taken: it is the status reason phrase of the base class.) */

@@ -1,5 +1,5 @@
 /**
- * Receiving one multipart/form-data upload (SPEC "Other endpoints", POST /api/files/upload) from
+ * Receiving one multipart/form-data upload (`docs/api.md` rule 21, POST /api/files/upload) from
  * the parts the pipeline's multipart reader hands out in order: the `file` part is streamed to a
  * temporary file, fsynced, and described; every failure deletes that file before the promise
  * rejects. The reader enforces the byte limits (a part is never silently cut short: a limit fails

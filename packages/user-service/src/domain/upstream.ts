@@ -44,7 +44,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 export interface Product {
   readonly id: number;
   readonly name: string;
-  /** Present only when the upstream sends it; SPEC "Other records" names only id and name. */
+  /** Present only when the upstream sends it; `docs/api.md` rule 20 requires only id and name. */
   readonly price?: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * JSON Schema (draft 2020-12) of the User representation, as the SPEC states it: required id,
+ * JSON Schema (draft 2020-12) of the User representation, as `docs/api.md` rule 3 states it: required id,
  * email, firstName, lastName, createdAt; additionalProperties false; age 18..100; names 1..50.
  *
  * The validator below is a tiny interpreter for exactly the keywords this schema uses (type,

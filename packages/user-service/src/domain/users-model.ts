@@ -24,7 +24,7 @@ export type Clock = () => Date;
 /** The wall clock. */
 export const systemClock: Clock = () => new Date();
 
-/** Values a user may have in `status`. Only `ACTIVE` is assigned today (SPEC: values not shown). */
+/** Values a user may have in `status`. Only `ACTIVE` is assigned today (`docs/api.md` rule 9 leaves the values open). */
 export type UserStatus = 'ACTIVE' | 'INACTIVE';
 
 /**
@@ -70,7 +70,7 @@ export interface ValidationResult<T> {
 
 /**
  * Formats an instant as the service's timestamp: UTC, seconds precision, `Z` suffix
- * (`2024-01-15T10:30:00Z`), which satisfies the SPEC's `YYYY-MM-DDTHH:MM:SS` prefix rule and
+ * (`2024-01-15T10:30:00Z`), which satisfies the `YYYY-MM-DDTHH:MM:SS` prefix of `docs/api.md` rule 10 and
  * RFC 3339 `date-time`. Same length for every year 0000-9999, so strings sort chronologically.
  *
  * @example formatTimestamp(new Date(Date.UTC(2024, 0, 15, 10, 30, 0, 999))) // '2024-01-15T10:30:00Z'
@@ -83,7 +83,7 @@ export function formatTimestamp(instant: Date): string {
 
 /**
  * The one way validation failures leave the domain: 400 with every violation in `details`,
- * which the error-body writer turns into the SPEC's non-empty `errors` array.
+ * which the error-body writer turns into the non-empty `errors` array of `docs/api.md` rule 37.
  */
 export function validationFailed(violations: Violation[]): BadRequestError {
   return new BadRequestError('Validation failed', { details: violations, code: 'VALIDATION_FAILED' });

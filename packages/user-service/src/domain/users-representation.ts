@@ -1,12 +1,12 @@
 /**
- * Stored user -> response body. The User shape is EXACTLY the SPEC's field list, because the
- * SPEC's response schema sets `additionalProperties: false`: internal fields (`kind`, `name`) never
+ * Stored user -> response body. The User shape is EXACTLY the member list of `docs/api.md` rule 3, because the
+ * schema it serves sets `additionalProperties: false`: internal fields (`kind`, `name`) never
  * leak, optional fields are omitted rather than `null`, and key order is fixed so bodies are
  * byte-stable (and a compiled serializer can rely on one shape).
  */
 import type { StoredUser } from './users-model.js';
 
-/** The SPEC's User resource as sent to clients. */
+/** A user as sent to clients (`docs/api.md` rule 3). */
 export interface UserRepresentation {
   id: number;
   email: string;
@@ -31,19 +31,19 @@ export interface VariantUserRepresentation {
 /** Whatever `GET /api/users/<id>` may answer. */
 export type AnyUserRepresentation = UserRepresentation | VariantUserRepresentation;
 
-/** SPEC: fullName is firstName, one space, lastName. */
+/** fullName is firstName, one space, lastName (`docs/api.md` rule 8). */
 export function fullNameOf(user: Pick<StoredUser, 'firstName' | 'lastName'>): string {
   return user.firstName + ' ' + user.lastName;
 }
 
 /**
- * The User shape, keys in SPEC order; `age` and `birthDate` omitted when absent, never null.
+ * The User shape, keys in the order of `docs/api.md` rule 3; `age` and `birthDate` omitted when absent, never null.
  * `roles` is copied so a caller mutating the body cannot reach the stored record.
  *
  * @example toUserRepresentation(stored).fullName // 'John Doe'
  */
 export function toUserRepresentation(user: StoredUser): UserRepresentation {
-  // Built in SPEC order with conditional members (not `delete`, which would push V8 into a
+  // Built in that order with conditional members (not `delete`, which would push V8 into a
   // slow dictionary-mode object on the hot GET path).
   const out = { id: user.id, email: user.email, firstName: user.firstName, lastName: user.lastName } as UserRepresentation;
   if (user.age !== undefined) out.age = user.age;

@@ -1,7 +1,7 @@
 /**
  * UserService: the user resource's domain operations over a RecordStore (collection `users`).
  *
- * Decisions (SPEC gaps filled here; resources rely on them):
+ * Decisions (what `docs/api.md` leaves open, settled here; resources rely on them):
  * - Variant users (`POST /api/users/create`) live in the same collection and id space, marked
  *   `kind: 'variant'`, so `GET /api/users/<id>` serves them in the variant shape `{id, name, email}`
  *   ({@link toRepresentation}). The unpaged list, the email filter, paged lists and search return
@@ -35,7 +35,7 @@
  *   a full sort is built once and cached until the next write; while it is valid every page of
  *   that order (shallow ones too) is a slice of it.
  *   findByEmail and search: a linear scan of the array in id order, stopped at 1000 results, the
- *   SPEC's unpaged-list limit.
+ *   unpaged-list limit of `docs/api.md` rule 36.
  */
 import { isRecordId } from '../storage/record-codec.js';
 import { localVersion, type Mutation, type Precondition, type RecordStore } from '../storage/record-store.js';
@@ -64,7 +64,7 @@ import {
 } from './users-representation.js';
 import { mergePatchUserInput, splitVariantName, validateUserInput, validateVariantInput } from './users-validation.js';
 
-/** Most items an unpaged list, email filter or search returns (SPEC Limits). */
+/** Most items an unpaged list, email filter or search returns (`docs/api.md` rule 36). */
 export const MAX_LIST_ITEMS = 1000;
 
 /**

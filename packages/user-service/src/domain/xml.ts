@@ -1,5 +1,5 @@
 /**
- * XML view of a user for `GET /api/xml/users/{id}` (SPEC "Other endpoints").
+ * XML view of a user for `GET /api/xml/users/{id}` (`docs/api.md` rule 20).
  *
  * fast-xml-parser's XMLBuilder escapes text but does NOT validate tag names, passes control
  * characters and lone surrogates through, prints a top-level array as `<0>` and a Date via
@@ -74,7 +74,7 @@ const FIELDS = ['id', 'email', 'firstName', 'lastName', 'age', 'fullName', 'stat
 
 /**
  * Serialises `user` as `<?xml ...?><user><id>..</id>...<roles><role>USER</role></roles></user>`.
- * Absent optional fields are omitted; `roles` defaults to `['USER']` (SPEC: a regular user carries
+ * Absent optional fields are omitted; `roles` defaults to `['USER']` (`docs/api.md` rule 9: an ordinary user carries
  * the role `USER`).
  * @example userToXml({ id: 1, email: 'a@b.c', firstName: 'Ada', lastName: 'Lovelace' })
  */

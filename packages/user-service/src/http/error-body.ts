@@ -10,10 +10,10 @@ import { InvalidTokenError } from '../domain/tokens.js';
 import { formatTimestamp } from '../domain/users-model.js';
 
 /**
- * The service's error body (SPEC "Errors"): `timestamp`, `status`, `error` (the reason text, e.g.
+ * The service's error body (`docs/api.md` rule 37): `timestamp`, `status`, `error` (the reason text, e.g.
  * `Bad Request`), `errors` (every violation for validation failures, else empty), plus `message`
  * and `path`. Two documented exceptions to `error`: `invalid_token` for rejected bearer tokens
- * (RFC 6750 §3.1, SPEC Authentication rule 3). 5xx messages are never shown.
+ * (RFC 6750 §3.1, `docs/api.md` rule 33). 5xx messages are never shown.
  */
 export const serviceErrorBody: ErrorBodyFactory = (error: WebApplicationError, request: ContainerRequestContext) => ({
   timestamp: formatTimestamp(new Date()),

@@ -2,7 +2,7 @@
  * Start-up validation of the resource model, as Jersey's `ModelValidationException`: every
  * problem found while building an application is collected, fatal ones abort `build()` together
  * (all of them, not just the first), and the rest are reported once as warnings (`strict: true`
- * makes them fatal too). Each problem has a stable code, documented in the README's "Start-up
+ * makes them fatal too). Each problem has a stable code, documented in docs/errors.md, "Start-up
  * errors and warnings" table.
  */
 

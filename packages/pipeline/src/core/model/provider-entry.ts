@@ -24,7 +24,7 @@ export interface ProviderEntry {
   readonly contextType: TypeToken | undefined;
 }
 
-/** Does `o` have a method named `m`? How a provider's kinds are recognised (README, "Providers"). */
+/** Does `o` have a method named `m`? How a provider's kinds are recognised (docs/providers.md). */
 export const has = (o: object, m: string): boolean => typeof (o as Record<string, unknown>)[m] === 'function';
 
 /** Ascending priority; ties: global, name-bound, dynamic, then registration order. Never subtract (jersey#3099). */

@@ -31,7 +31,7 @@ export interface ApplicationOptions {
   discoverProviders?: boolean;
   /** The tsyringe container resources and providers are resolved from. Default: a child of the root container. */
   container?: DependencyContainer;
-  /** Resource lifecycle when a class does not say: `singleton` (default, see README) or `request`. */
+  /** Resource lifecycle when a class does not say: `singleton` (default, see docs/dependency-injection.md) or `request`. */
   resourceScope?: 'singleton' | 'request';
   /** Binding decorators applied to the application: providers bound only to these become global (jersey#1967). */
   bindings?: NameBindingDecorator<never>[];
@@ -43,7 +43,7 @@ export interface ApplicationOptions {
    * The body of error responses: `'json'` (default) the `errorBody`; `'problem'` RFC 9457 problem
    * details as `application/problem+json` (`problemBody`); `'negotiate'` problem details when the
    * request's Accept prefers `application/problem+json` to `application/json`, else the
-   * `errorBody` (with `Vary: Accept`). See README "Problem details".
+   * `errorBody` (with `Vary: Accept`). See docs/errors.md, "Problem details".
    * @example new Application({ resources: [Users], errorFormat: 'negotiate' })
    */
   errorFormat?: ErrorFormat;
@@ -55,7 +55,7 @@ export interface ApplicationOptions {
   tracing?: boolean;
   /** Register the built-in JSON, text, bytes, stream and form providers. Default true. */
   builtinProviders?: boolean;
-  /** Treat start-up warnings (README "Start-up errors and warnings") as errors. Default false. */
+  /** Treat start-up warnings (docs/errors.md, "Start-up errors and warnings") as errors. Default false. */
   strict?: boolean;
   /** Where start-up warnings go, once, at `build()`. Default: one JSON line on stderr. */
   onWarning?: (warning: ModelProblem) => void;

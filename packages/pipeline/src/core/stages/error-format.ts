@@ -1,7 +1,7 @@
 /**
  * The entity of an error response: the application's error body (`errorBody`, default
  * `{status, error, message, code, errors?}`) or RFC 9457 problem details
- * (`application/problem+json`), as `ApplicationOptions.errorFormat` says (README "Errors",
+ * (`application/problem+json`), as `ApplicationOptions.errorFormat` says (docs/errors.md,
  * "Problem details").
  */
 import type { ContainerRequestContext } from '../context/request-context.js';

@@ -12,7 +12,7 @@ import { nameOf } from './request-filters.js';
 /**
  * Reads the entity parameter: reader interceptors (ascending) around the MessageBodyReader chosen
  * by type and request media type (none → 415). An absent body gives `undefined` for optional
- * entities and 400 otherwise (our empty-body policy, README "Decisions").
+ * entities and 400 otherwise (our empty-body policy, docs/decisions.md 6).
  */
 export async function readEntity(ex: Exchange, param: EntityParam, interceptors: readonly ReaderInterceptor[]): Promise<unknown> {
   // Zero bytes with a declared media type go to the reader: an empty text or byte body is a value;

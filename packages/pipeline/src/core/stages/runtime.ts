@@ -10,7 +10,7 @@ import type { ErrorFormat } from './error-format.js';
 
 /**
  * Builds the error entity for a status; pluggable so services can use their own error body. Also
- * used for the requests Node's HTTP parser rejects (README "Errors"): `request` is then a context
+ * used for the requests Node's HTTP parser rejects (docs/application.md, "Which responses use your errorBody"): `request` is then a context
  * with an empty `method` and `path` (or the request's own when it had been dispatched).
  */
 export type ErrorBodyFactory = (error: WebApplicationError, request: ContainerRequestContext) => unknown;

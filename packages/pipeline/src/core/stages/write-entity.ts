@@ -21,7 +21,7 @@ import { resolveLocations } from './location.js';
  * then one `writeHead` + one `end(body)` (or a backpressured pipe for streams).
  */
 export function writeResponse(ex: Exchange, response: Response, interceptors: readonly WriterInterceptor[]): Step {
-  // Accept chose this route (or its @Produces type) at matching: README decision 14.
+  // Accept chose this route (or its @Produces type) at matching: docs/decisions.md 14.
   const route = ex.route;
   if (route !== undefined && route.variesByAccept) appendVary(response.headers, 'Accept');
   const headers = response.headers;
@@ -158,7 +158,7 @@ export function selectWriter(ex: Exchange, type: TypeToken, mediaType: MediaType
 
 /**
  * The media type to write, and whether Accept picked it among several writer types (a string:
- * `text/plain` or JSON), so the response varies on Accept (README decision 14).
+ * `text/plain` or JSON), so the response varies on Accept (docs/decisions.md 14).
  */
 interface MediaTypeChoice {
   readonly mediaType: MediaType;

@@ -6,7 +6,7 @@ import { PreMatching, Priority } from '../../decorators/provider.js';
 import { appendVary } from '../../core/http/vary.js';
 
 /**
- * Options of {@link CorsFilter}. The defaults are the reference service's values (any origin, no
+ * Options of {@link CorsFilter}. The defaults suit a public API without credentials (any origin, no
  * credentials); a browser-facing API should give an explicit `allowOrigin` list, and list
  * `Authorization` in `allowHeaders` when it sets `allowCredentials`.
  */
@@ -31,7 +31,7 @@ export interface CorsOptions {
  *
  * - Responses: with the default `allowOrigin: '*'`, every response gets
  *   `Access-Control-Allow-Origin: *`, `-Allow-Methods: GET, POST, PUT, DELETE` and
- *   `-Allow-Headers: X-API-Key, Content-Type`, unconditionally, as the service spec says. With an
+ *   `-Allow-Headers: X-API-Key, Content-Type`, unconditionally (a public API: any page may call it). With an
  *   origin list or predicate, the request `Origin` is echoed only when allowed (nothing is added
  *   otherwise) and `Vary: Origin` is always added, since the answer depends on it.
  * - Preflight (OPTIONS with `Origin` and `Access-Control-Request-Method`): aborted before matching

@@ -22,8 +22,8 @@ const DEFAULT_CHALLENGE = 'Bearer realm="api"';
 /**
  * Enforces `RolesAllowed` (AUTHORIZATION priority, after authentication filters): 401 with
  * `WWW-Authenticate` when nobody is authenticated, 403 when the caller has none of the roles
- * (SPEC, Authentication rule 6). Holds only immutable configuration: one instance serves every
- * request concurrently (Processing rules §7).
+ * (RFC 9110 §15.5.2 and §15.5.4; Jakarta REST 3.1 §10.2.5 `SecurityContext`). Holds only
+ * immutable configuration: one instance serves every request concurrently (Processing rules §7).
  */
 @Priority(Priorities.AUTHORIZATION)
 export class RolesAllowedFilter implements ContainerRequestFilter {

@@ -2,7 +2,7 @@
  * The order request bodies as classes (see users.ts for how they are used).
  *
  * The lines of an order are checked by the domain, not in the VALIDATION slot: the domain lists
- * a line's violations together with the products that do not exist in one 400 (SPEC "Orders"),
+ * a line's violations together with the products that do not exist in one 400 (`docs/api.md` rule 17),
  * which a check before the method cannot (the catalog is asynchronous), and it stops at 100
  * lines before looking at any, which bounds the work and the error body. {@link OrderLine}'s
  * decorators state that rule for the document; test/unit/entities pins it to the domain's.

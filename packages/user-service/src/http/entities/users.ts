@@ -1,5 +1,5 @@
 /**
- * The user request bodies (SPEC "User" and the variant resource) as classes: the pipeline checks
+ * The user request bodies (`docs/api.md` rules 3-7 and the variant resource, rule 16) as classes: the pipeline checks
  * their decorators in its VALIDATION slot before the resource method runs, and the OpenAPI
  * document's request schemas are built from them. The domain keeps validating what it is given
  * (jobs and tests call it without HTTP) with the same rules and messages; test/unit/entities

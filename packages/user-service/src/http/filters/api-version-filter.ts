@@ -9,7 +9,7 @@ import {
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 
-/** The only API version; SPEC Versioning: clients send `X-API-Version: 1`. */
+/** The only API version: clients send `X-API-Version: 1` (`docs/api.md` rule 41). */
 export const API_VERSION = '1';
 
 /**

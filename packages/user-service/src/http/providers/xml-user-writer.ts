@@ -1,7 +1,7 @@
 import type { MediaType, MessageBodyWriter, TypeToken } from '@jaxrs-node/pipeline';
 import { userToXml, type XmlUser } from '../../domain/xml.js';
 
-/** A user to be written as XML (SPEC: root `user`, children id, email, firstName, lastName...). */
+/** A user to be written as XML (`docs/api.md` rule 20: root `user`, children id, email, firstName, lastName...). */
 export class XmlUserView {
   constructor(readonly user: XmlUser) {}
 }

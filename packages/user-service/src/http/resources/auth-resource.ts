@@ -7,14 +7,14 @@ import type { TokenService } from '../../domain/tokens.js';
 import { RateLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 
-/** The login body (SPEC "Login request"). */
+/** The login body (`docs/api.md` rule 31). */
 export class LoginRequest {
   @NotBlank() username!: string;
   @NotBlank() password!: string;
 }
 
 /** `POST /api/auth/login`: the admin account's credentials in, a signed bearer token out. */
-/** The body of a successful login (SPEC Authentication). */
+/** The body of a successful login (`docs/api.md` rule 31). */
 export interface TokenAnswer {
   accessToken: string;
   tokenType: 'Bearer';

@@ -35,7 +35,7 @@ import { Id } from './ids.js';
 import { UserListQuery, UserSearchQuery } from './user-queries.js';
 
 /**
- * `/api/users` (SPEC Endpoints → Users), the variant resource and the user's orders.
+ * `/api/users` (`docs/api.md` rules 11-16), the variant resource and the user's orders.
  * Without `page`, `size` or `sort` the list is a JSON array ordered by id (at most 1000); with any
  * of them it is the paged result `{content, page, size, totalElements, totalPages}` plus
  * `X-Total-Count`.
