@@ -10,7 +10,6 @@
 //     one connection, one request at a time, timed with hrtime: the service time of a request,
 //     without queueing behind other connections (autocannon's histogram has 1 ms resolution).
 import { createRequire } from 'node:module';
-import { fileURLToPath } from 'node:url';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 const startCpu = process.cpuUsage();
@@ -28,9 +27,8 @@ function fail(err) {
 }
 
 function loadAutocannon() {
-  const benchPkg = fileURLToPath(new URL('../../bench/package.json', import.meta.url));
   try {
-    return createRequire(benchPkg)('autocannon');
+    return createRequire(import.meta.url)('autocannon');
   } catch (e) {
     throw new Error(`autocannon is not installed in packages/bench (run pnpm install there): ${e.message}`);
   }

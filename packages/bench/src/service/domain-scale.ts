@@ -9,8 +9,8 @@
  *   node node_modules/.cache/domain-bench/bench/domain-scale.js [users=1000000]
  */
 import { performance } from 'node:perf_hooks';
-import { UserService } from '../src/domain/users.js';
-import { MemoryRecordStore } from '../src/storage/memory-store.js';
+import { UserService } from '../../../user-service/dist/domain/users.js';
+import { MemoryRecordStore } from '../../../user-service/dist/storage/memory-store.js';
 
 const count = Number(process.argv[2] ?? 1_000_000);
 const names = ['Ann', 'Bob', 'Cyd', 'Dee', 'Eve', 'Flo', 'Gus', 'Hal', 'Ivy', 'Jo'];

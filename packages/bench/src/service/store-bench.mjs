@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const entry = process.argv[2] ?? new URL('../dist/storage/index.js', import.meta.url).pathname;
+const entry = process.argv[2] ?? new URL('../../../user-service/dist/storage/index.js', import.meta.url).pathname;
 const { createRecordStore } = await import(pathToFileURL(entry).href);
 const COMMITS = 4000;
 

@@ -17,8 +17,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const { UserService } = await import('../dist/domain/users.js');
-const { MemoryRecordStore } = await import('../dist/storage/memory-store.js');
+const { UserService } = await import('../../../user-service/dist/domain/users.js');
+const { MemoryRecordStore } = await import('../../../user-service/dist/storage/memory-store.js');
 
 if (typeof globalThis.gc !== 'function') {
   console.error('run with node --expose-gc (heap per user needs forced GCs)');
@@ -160,8 +160,11 @@ for (const n of SIZES) {
   rows.push(await run(n));
   console.error(`done: ${n} users`);
 }
-mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
-writeFileSync(join(BENCH_DIR, 'results', 'indexes.json'), JSON.stringify({ node: process.version, reps: REPS, rows }, null, 2) + '\n');
+mkdirSync(join(BENCH_DIR, '../../results/service'), { recursive: true });
+writeFileSync(
+  join(BENCH_DIR, '../../results/service', 'indexes.json'),
+  JSON.stringify({ node: process.version, reps: REPS, rows }, null, 2) + '\n',
+);
 
 const ms = (x) => x.toFixed(3);
 console.log(

@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
+const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '../../../user-service');
 const STALLED = Number(process.env.STALLED ?? 1000);
 const PROBES = Number(process.env.PROBES ?? 200);
 

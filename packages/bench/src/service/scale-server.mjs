@@ -8,10 +8,10 @@ import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../dist/domain/config.js';
-import { TOKENS } from '../dist/http/tokens.js';
-import { createService } from '../dist/server.js';
-import { MemoryRecordStore } from '../dist/storage/index.js';
+import { loadConfig } from '../../../user-service/dist/domain/config.js';
+import { TOKENS } from '../../../user-service/dist/http/tokens.js';
+import { createService } from '../../../user-service/dist/server.js';
+import { MemoryRecordStore } from '../../../user-service/dist/storage/index.js';
 
 const count = Number(process.env.USERS ?? 1000);
 if (!Number.isSafeInteger(count) || count < 0 || count > 10_000_000) throw new Error(`bad USERS ${process.env.USERS}`);

@@ -29,7 +29,7 @@ import {
 } from './bench-lib.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const PKG_DIR = join(BENCH_DIR, '..');
+const PKG_DIR = join(BENCH_DIR, '../../../user-service');
 const env = process.env;
 const config = {
   ...benchConfig(env, { quietWait: 120, attempts: 3 }),
@@ -235,6 +235,6 @@ if (config.only.includes('c')) {
   results.c = await scale();
   out.push(`**(c) latency by collection size** (one connection, sequential, MemoryRecordStore)\n\n${results.c.table}`);
 }
-mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
-writeFileSync(join(BENCH_DIR, 'results', 'service-bench.json'), `${JSON.stringify(results, null, 2)}\n`);
+mkdirSync(join(BENCH_DIR, '../../results/service'), { recursive: true });
+writeFileSync(join(BENCH_DIR, '../../results/service', 'service-bench.json'), `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(`${out.join('\n\n')}\n`);

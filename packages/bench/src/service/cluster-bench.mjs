@@ -37,7 +37,7 @@ import {
 } from './bench-lib.mjs';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const PKG_DIR = join(BENCH_DIR, '..');
+const PKG_DIR = join(BENCH_DIR, '../../../user-service');
 const env = process.env;
 const config = {
   ...benchConfig(env, { quietWait: 30, attempts: 2 }),
@@ -465,8 +465,8 @@ await section('c', async () => {
 });
 
 results.uptimeAfter = uptime();
-mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
-writeFileSync(join(BENCH_DIR, 'results', 'cluster-bench.json'), `${JSON.stringify(results, null, 2)}\n`);
+mkdirSync(join(BENCH_DIR, '../../results/service'), { recursive: true });
+writeFileSync(join(BENCH_DIR, '../../results/service', 'cluster-bench.json'), `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(
   `Node ${results.node}, ${results.etcd}, ${results.cores} x ${results.cpu}\n` +
     `before: ${results.uptimeBefore}\nafter: ${results.uptimeAfter}\n\n${out.join('\n\n')}\n`,
