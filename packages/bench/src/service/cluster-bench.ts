@@ -1,7 +1,7 @@
 // Benchmark of the user service on etcd (not a test; prints markdown tables, writes
-// packages/bench/results/service/cluster-bench.json). Same harness as service-bench.ts: servers alternate within
-// a round, medians of the rounds, autocannon pinned to the load
-// core, unique e-mails per POST (autocannon's `[<id>]` body templating). Every etcd measurement
+// results/service/cluster-bench.json). Same harness as service-bench.ts: servers alternate within
+// a round, medians of the rounds, autocannon pinned to the load core, unique e-mails per POST
+// (autocannon's `[<id>]` body templating). Every etcd measurement
 // starts a fresh 3-member cluster on free 127.0.0.1 ports with temporary data dirs (static
 // bootstrap, https://etcd.io/docs/v3.4/op-guide/clustering/#static), stopped afterwards.
 //  (a) durable POST /api/users, STORAGE=journal vs STORAGE=etcd (one instance): req/s, p99, ratio.
@@ -12,7 +12,8 @@
 // core; (c) the service (supervisor and workers) and etcd on BENCH_WORKERS_CPU (both cores), the
 // load still pinned to the load core, so it shares a core with the service.
 // Latency p50 / p99 come from autocannon's per-response times (microseconds), not its 1 ms histogram.
-// Usage (`etcd` on PATH): pnpm --filter @jaxrs-node/bench run cluster-bench      BENCH_ONLY=a,b,c
+// Usage (`etcd` on PATH): pnpm --filter @jaxrs-node/bench run cluster-bench
+//   BENCH_ONLY=a,b,c
 //   BENCH_DURATION=5 BENCH_ROUNDS=3 BENCH_WARMUP=2 BENCH_CONNECTIONS=10 BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1
 //   BENCH_ETCD_CPU=<BENCH_SERVER_CPU> BENCH_WORKERS_CPU=0,1
 //   BENCH_MAX_NOISE=0.15 (cores used by other programs before a run is redone) BENCH_QUIET_WAIT=30 BENCH_ATTEMPTS=2

@@ -1,5 +1,5 @@
 // Benchmark of the user indexes (not a test; prints a markdown table, writes
-// packages/bench/results/service/indexes.json). Loads 10^3..10^6 users into the domain UserService over the
+// results/service/indexes.json). Loads 10^3..10^6 users into the domain UserService over the
 // MemoryRecordStore (no HTTP) and records, per size:
 //  - heap per user: loaded without indexes (store + id array), and the indexes on top of it
 //    (every sort index, the email index and the trigram index), measured after forced GCs;

@@ -1,12 +1,14 @@
 // Benchmark of the whole user service (not a test; prints markdown tables, writes
-// packages/bench/results/service/service-bench.json). Same harness style as the rest of this package:
-// every server runs pinned to the server core, the load generator (autocannon) pinned to the load core; servers alternate within a round; medians of the rounds.
+// results/service/service-bench.json). Same harness style as the rest of this package: every
+// server runs pinned to the server core, the load generator (autocannon) pinned to the load core;
+// servers alternate within a round; medians of the rounds.
 //  (a) GET /api/users/1 through the whole service (request id, version check, rate limit, CORS)
 //      vs the pipeline's bare JSON route (pipeline-bare-server.ts). Target ratio >= 0.75.
 //  (b) durable POST /api/users, STORAGE=journal vs STORAGE=memory. Target ratio >= 0.5.
 //  (c) list / page-with-sort / search / get latency with 10^3..10^6 users (scale-server.ts),
 //      one connection, one request at a time: p50/p99 service time.
-// Usage: pnpm --filter @jaxrs-node/bench run service-bench      BENCH_ONLY=a,b,c  BENCH_SIZES=1000,10000,100000,1000000
+// Usage: pnpm --filter @jaxrs-node/bench run service-bench
+//   BENCH_ONLY=a,b,c  BENCH_SIZES=1000,10000,100000,1000000
 //   BENCH_DURATION=5 BENCH_ROUNDS=3 BENCH_WARMUP=2 BENCH_CONNECTIONS=10 BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1
 //   BENCH_MAX_NOISE=0.15 (cores used by other programs before a run is redone) BENCH_QUIET_WAIT=120 BENCH_ATTEMPTS=3
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
