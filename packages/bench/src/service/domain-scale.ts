@@ -2,15 +2,13 @@
  * Scale check of the user domain at 10^6 users (not a test: prints timings, asserts nothing).
  * Uses the real MemoryRecordStore so commit costs are realistic.
  *
- * Run (Node 20 cannot run .ts directly; compile next to node_modules so imports resolve):
- *   cd packages/user-service
- *   npx tsc --outDir node_modules/.cache/domain-bench --rootDir . --module nodenext --target es2022 \
- *     --skipLibCheck --experimentalDecorators --emitDecoratorMetadata bench/domain-scale.ts
- *   node node_modules/.cache/domain-bench/bench/domain-scale.js [users=1000000]
+ * Run: pnpm --filter @jaxrs-node/bench run domain-scale [users=1000000]
  */
 import { performance } from 'node:perf_hooks';
-import { UserService } from '../src/domain/users.js';
-import { MemoryRecordStore } from '../src/storage/memory-store.js';
+import { serviceModules } from './service-paths.js';
+
+const { UserService } = await serviceModules.users();
+const { MemoryRecordStore } = await serviceModules.storage();
 
 const count = Number(process.argv[2] ?? 1_000_000);
 const names = ['Ann', 'Bob', 'Cyd', 'Dee', 'Eve', 'Flo', 'Gus', 'Hal', 'Ivy', 'Jo'];

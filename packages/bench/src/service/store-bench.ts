@@ -1,16 +1,20 @@
 // Benchmark of the storage adapters (not a test): commits/s and fsyncs per commit at several
 // concurrency levels, memory store as the baseline.
-// Usage (after `pnpm build`): node bench/store-bench.mjs [path/to/storage/index.js]
+// Usage: pnpm --filter @jaxrs-node/bench run store-bench [path/to/storage/index.js]
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { serviceModules } from './service-paths.js';
 
-const entry = process.argv[2] ?? new URL('../dist/storage/index.js', import.meta.url).pathname;
-const { createRecordStore } = await import(pathToFileURL(entry).href);
+/** Another build of the storage entry (same exports) may be measured instead of the service's. */
+type StorageModule = Awaited<ReturnType<typeof serviceModules.storage>>;
+const entry = process.argv[2];
+const { createRecordStore } =
+  entry === undefined ? await serviceModules.storage() : ((await import(pathToFileURL(entry).href)) as StorageModule);
 const COMMITS = 4000;
 
-async function run(kind, concurrency) {
+async function run(kind: 'memory' | 'journal', concurrency: number) {
   const dir = await mkdtemp(join(tmpdir(), 'store-bench-'));
   const store = kind === 'memory' ? createRecordStore('memory') : createRecordStore('journal', dir);
   await store.open();
@@ -35,6 +39,6 @@ async function run(kind, concurrency) {
 
 const rows = [];
 for (const concurrency of [1, 16, 256]) {
-  for (const kind of ['memory', 'journal']) rows.push(await run(kind, concurrency));
+  for (const kind of ['memory', 'journal'] as const) rows.push(await run(kind, concurrency));
 }
 console.table(rows);

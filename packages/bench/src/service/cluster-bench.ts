@@ -1,7 +1,7 @@
 // Benchmark of the user service on etcd (not a test; prints markdown tables, writes
-// bench/results/cluster-bench.json). Same harness as service-bench.mjs: servers alternate within
-// a round, medians of the rounds, autocannon (packages/bench's node_modules) pinned to the load
-// core, unique e-mails per POST (autocannon's `[<id>]` body templating). Every etcd measurement
+// results/service/cluster-bench.json). Same harness as service-bench.ts: servers alternate within
+// a round, medians of the rounds, autocannon pinned to the load core, unique e-mails per POST
+// (autocannon's `[<id>]` body templating). Every etcd measurement
 // starts a fresh 3-member cluster on free 127.0.0.1 ports with temporary data dirs (static
 // bootstrap, https://etcd.io/docs/v3.4/op-guide/clustering/#static), stopped afterwards.
 //  (a) durable POST /api/users, STORAGE=journal vs STORAGE=etcd (one instance): req/s, p99, ratio.
@@ -12,14 +12,14 @@
 // core; (c) the service (supervisor and workers) and etcd on BENCH_WORKERS_CPU (both cores), the
 // load still pinned to the load core, so it shares a core with the service.
 // Latency p50 / p99 come from autocannon's per-response times (microseconds), not its 1 ms histogram.
-// Usage (after building pipeline and user-service; `etcd` on PATH):
-//   node bench/cluster-bench.mjs            BENCH_ONLY=a,b,c
+// Usage (`etcd` on PATH): pnpm --filter @jaxrs-node/bench run cluster-bench
+//   BENCH_ONLY=a,b,c
 //   BENCH_DURATION=5 BENCH_ROUNDS=3 BENCH_WARMUP=2 BENCH_CONNECTIONS=10 BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1
 //   BENCH_ETCD_CPU=<BENCH_SERVER_CPU> BENCH_WORKERS_CPU=0,1
 //   BENCH_MAX_NOISE=0.15 (cores used by other programs before a run is redone) BENCH_QUIET_WAIT=30 BENCH_ATTEMPTS=2
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -34,10 +34,12 @@ import {
   start,
   stop,
   waitQuiet,
-} from './bench-lib.mjs';
+  type Child,
+  type ThroughputResult,
+} from './bench-lib.js';
+import { SERVICE_DIR, SERVICE_MAIN } from './service-paths.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const PKG_DIR = join(BENCH_DIR, '..');
 const env = process.env;
 const config = {
   ...benchConfig(env, { quietWait: 30, attempts: 2 }),
@@ -53,8 +55,72 @@ const workersPin = pinning(config.workersCpu);
 /** Same on every instance (the service requires it with etcd); a benchmark value, not a secret. */
 const TOKEN_SECRET = 'cluster-bench-token-secret-0123456789abcdef';
 
+/** The service to start: its storage, processes and the cores it and its etcd members run on. */
+interface ServiceSpec {
+  name: string;
+  storage: 'journal' | 'etcd';
+  workers: number;
+  pin: string[];
+  storePin: string[];
+}
+type LoadKey = 'post' | 'get' | 'search';
+/** The request the load generator repeats and the status its sanity request must get. */
+interface Load {
+  key: LoadKey;
+  label: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+  idReplacement?: boolean;
+  status: number;
+}
+/** One measured run of one load. */
+type Measured = ThroughputResult & { serviceCpuUsPerReq: number | null; etcdCpuUsPerReq: number | null; noise: number | null };
+/** One start of a service: a measured run per load. */
+type Sample = Partial<Record<LoadKey, Measured>>;
+/** Medians over the rounds of one service under one load. */
+interface Row {
+  name: string;
+  rps: number;
+  p50Us: number;
+  p99Us: number;
+  serviceCpuUsPerReq: number;
+  etcdCpuUsPerReq: number;
+  noisy: number;
+  samples: Measured[];
+}
+interface Comparison {
+  title: string;
+  loads: Array<{ key: LoadKey; label: string }>;
+  byLoad: Partial<Record<LoadKey, Row[]>>;
+  ratio?: number;
+  targets?: Partial<Record<LoadKey, { p99DeltaUs: number; met: boolean }>>;
+  ratios?: Partial<Record<LoadKey, number>>;
+}
+/** A running three-member cluster. */
+interface EtcdCluster {
+  endpoints: string[];
+  pids: Array<number | undefined>;
+  stop(): Promise<void>;
+}
+/** What results/service/cluster-bench.json holds. */
+interface Results {
+  date: string;
+  node: string;
+  etcd: string;
+  cpu: string | undefined;
+  cores: number;
+  uptimeBefore: string;
+  uptimeAfter?: string;
+  config: typeof config;
+  a?: Comparison | { error: string };
+  b?: Comparison | { error: string };
+  c?: Comparison | { error: string };
+}
+
 /** Temporary directories still to remove, also when the run is interrupted. */
-const temps = new Set();
+const temps = new Set<string>();
 process.once('exit', () => {
   for (const dir of temps) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
 });
@@ -62,48 +128,48 @@ process.once('exit', () => {
 process.once('SIGINT', () => process.exit(130));
 process.once('SIGTERM', () => process.exit(143));
 
-function tempDir(prefix) {
+function tempDir(prefix: string): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
   temps.add(dir);
   return dir;
 }
 
-function removeDir(dir) {
+function removeDir(dir: string): void {
   rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   temps.delete(dir);
 }
 
-async function freePorts(n) {
+async function freePorts(n: number): Promise<number[]> {
   const servers = await Promise.all(
     Array.from(
       { length: n },
       () =>
-        new Promise((resolve, reject) => {
+        new Promise<Server>((resolve, reject) => {
           const server = createServer();
           server.once('error', reject);
           server.listen(0, '127.0.0.1', () => resolve(server));
         }),
     ),
   );
-  const ports = servers.map((s) => s.address().port);
+  const ports = servers.map((s) => (s.address() as AddressInfo).port);
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
   return ports;
 }
 
-async function healthy(endpoint) {
+async function healthy(endpoint: string): Promise<boolean> {
   try {
     const res = await fetch(`${endpoint}/health`, { signal: AbortSignal.timeout(1000) });
-    return res.ok && (await res.json()).health === 'true';
+    return res.ok && ((await res.json()) as { health?: unknown }).health === 'true';
   } catch {
     return false;
   }
 }
 
 /** A fresh 3-member cluster behind `pin`; resolves once every member reports healthy (bounded). */
-async function startEtcd(pin, timeoutMs = 30_000) {
+async function startEtcd(pin: string[], timeoutMs = 30_000): Promise<EtcdCluster> {
   const dir = tempDir('cluster-bench-etcd-');
   const ports = await freePorts(6);
-  const peer = (i) => `http://127.0.0.1:${ports[2 * i + 1]}`;
+  const peer = (i: number) => `http://127.0.0.1:${ports[2 * i + 1]}`;
   const names = ['m0', 'm1', 'm2'];
   const initialCluster = names.map((name, i) => `${name}=${peer(i)}`).join(',');
   const members = names.map((name, i) => {
@@ -154,9 +220,9 @@ async function startEtcd(pin, timeoutMs = 30_000) {
 }
 
 /** Pids whose parent is `pid` (the workers of a supervisor), from /proc; [] elsewhere. */
-function childPids(pid) {
-  const found = [];
-  let entries = [];
+function childPids(pid: number | undefined): number[] {
+  const found: number[] = [];
+  let entries: string[] = [];
   try {
     entries = readdirSync('/proc');
   } catch {
@@ -175,7 +241,7 @@ function childPids(pid) {
 }
 
 /** Total CPU seconds of `pids`, undefined when one cannot be read. */
-function cpuOf(pids) {
+function cpuOf(pids: Array<number | undefined>): number | undefined {
   let total = 0;
   for (const pid of pids) {
     const s = cpuSeconds(pid);
@@ -186,12 +252,16 @@ function cpuOf(pids) {
 }
 
 /** The service as `node dist/main.js` with `storage`; with etcd, `workers` processes (supervisor if > 1). */
-function serviceSpec(name, storage, { workers = 1, pin = serverPin, storePin = etcdPin } = {}) {
+function serviceSpec(
+  name: string,
+  storage: 'journal' | 'etcd',
+  { workers = 1, pin = serverPin, storePin = etcdPin }: { workers?: number; pin?: string[]; storePin?: string[] } = {},
+): ServiceSpec {
   return { name, storage, workers, pin, storePin };
 }
 
 const GET_HEADERS = { 'x-api-version': '1', origin: 'http://bench.example' };
-const LOADS = {
+const LOADS: Record<'post' | 'get' | 'search', Load> = {
   post: {
     key: 'post',
     label: 'POST /api/users',
@@ -214,7 +284,7 @@ const LOADS = {
 };
 
 /** One request before the load: the answer must have the load's status and the rate-limit header. */
-async function sanity(load, url) {
+async function sanity(load: Load, url: string): Promise<void> {
   const body = load.body?.replaceAll('[<id>]', `sanity-${Date.now()}`);
   const res = await fetch(url, { method: load.method, headers: load.headers, body, signal: AbortSignal.timeout(5000) });
   const text = await res.text();
@@ -222,19 +292,19 @@ async function sanity(load, url) {
   if (!res.headers.has('x-rate-limit-limit')) throw new Error(`sanity ${load.label}: header x-rate-limit-limit missing`);
 }
 
-function check(what, r) {
+function check(what: string, r: ThroughputResult): void {
   if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.total === 0) {
     throw new Error(`${what}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts, ${r.total} answers`);
   }
 }
 
 /** Starts `spec` (and its etcd cluster) fresh, then per load: sanity, warm-up, measured run. */
-async function measure(spec, loads) {
+async function measure(spec: ServiceSpec, loads: Load[]): Promise<Sample> {
   const dataDir = tempDir('cluster-bench-data-');
-  let etcd;
-  let child;
+  let etcd: EtcdCluster | undefined;
+  let child: Child | undefined;
   try {
-    const extra = {};
+    const extra: Record<string, string> = {};
     if (spec.storage === 'etcd') {
       etcd = await startEtcd(spec.storePin);
       extra.ETCD_ENDPOINTS = etcd.endpoints.join(',');
@@ -246,7 +316,7 @@ async function measure(spec, loads) {
     child = start(
       spec.pin,
       process.execPath,
-      [join(PKG_DIR, 'dist/main.js')],
+      [SERVICE_MAIN],
       {
         PATH: env.PATH,
         STORAGE: spec.storage,
@@ -258,7 +328,7 @@ async function measure(spec, loads) {
         DATA_DIR: dataDir,
         ...extra,
       },
-      PKG_DIR,
+      SERVICE_DIR,
     );
     const port = await listeningPort(child, 30_000, spec.name);
     const servicePids = [child.pid, ...childPids(child.pid)];
@@ -266,12 +336,12 @@ async function measure(spec, loads) {
       throw new Error(`expected ${spec.workers} worker(s), found processes ${servicePids.join(', ')}`);
     }
     const etcdPids = etcd?.pids ?? [];
-    const out = {};
+    const out: Sample = {};
     for (const load of loads) {
       const url = `http://127.0.0.1:${port}${load.path}`;
       await sanity(load, url);
       const opts = {
-        mode: 'throughput',
+        mode: 'throughput' as const,
         url,
         connections: config.connections,
         method: load.method,
@@ -296,17 +366,21 @@ async function measure(spec, loads) {
       check(what, r);
       const serviceCpu = service0 === undefined || service1 === undefined ? undefined : service1 - service0;
       const etcdCpu = etcd0 === undefined || etcd1 === undefined ? undefined : etcd1 - etcd0;
-      const known = serviceCpu === undefined || etcdCpu === undefined || busy0 === undefined ? undefined : serviceCpu + etcdCpu;
+      const known =
+        serviceCpu === undefined || etcdCpu === undefined || busy0 === undefined || busy1 === undefined ? undefined : serviceCpu + etcdCpu;
       out[load.key] = {
         ...r,
         serviceCpuUsPerReq: serviceCpu === undefined ? null : (serviceCpu * 1e6) / r.total,
         etcdCpuUsPerReq: etcdCpu === undefined || etcdPids.length === 0 ? null : (etcdCpu * 1e6) / r.total,
-        noise: known === undefined ? null : Math.max(0, (busy1 - busy0 - known - r.cpuSeconds) / wall),
+        noise:
+          known === undefined || busy0 === undefined || busy1 === undefined
+            ? null
+            : Math.max(0, (busy1 - busy0 - known - r.cpuSeconds) / wall),
       };
     }
     return out;
   } catch (e) {
-    throw new Error(`${spec.name}: ${e.message}\n${child?.io.stderr().slice(-1500) ?? ''}`);
+    throw new Error(`${spec.name}: ${(e as Error).message}\n${child?.io.stderr().slice(-1500) ?? ''}`);
   } finally {
     if (child) await stop(child, 15_000);
     if (etcd) await etcd.stop();
@@ -314,36 +388,38 @@ async function measure(spec, loads) {
   }
 }
 
-const noisy = (sample) => Object.values(sample).some((s) => s.noise !== null && s.noise > config.maxNoise);
+const noisy = (sample: Sample) => Object.values(sample).some((s) => s.noise !== null && s.noise > config.maxNoise);
 
 /** Alternating rounds of `specs` under `loads`; per load, per spec the medians of the rounds. */
-async function compare(title, specs, loads) {
-  const samples = specs.map(() => []);
+async function compare(title: string, specs: ServiceSpec[], loads: Load[]): Promise<Comparison> {
+  const samples: Sample[][] = specs.map(() => []);
   for (let round = 0; round < config.rounds; round++) {
     for (let k = 0; k < specs.length; k++) {
       const i = (k + round) % specs.length;
       // A run other programs disturbed is redone (bounded attempts); the last one counts.
-      let s;
+      const spec = specs[i]!;
+      let s: Sample | undefined;
       for (let attempt = 1; attempt <= config.attempts; attempt++) {
-        s = await measure(specs[i], loads);
+        s = await measure(spec, loads);
         if (!noisy(s)) break;
         const worst = Math.max(...Object.values(s).map((x) => x.noise ?? 0));
-        process.stderr.write(`  ${specs[i].name}: other programs used ${worst.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
+        process.stderr.write(`  ${spec.name}: other programs used ${worst.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
       }
+      if (s === undefined) throw new Error('BENCH_ATTEMPTS must be at least 1');
       for (const load of loads) {
-        const x = s[load.key];
+        const x = s[load.key]!;
         process.stderr.write(
-          `  ${title} | ${specs[i].name} | ${load.label} round ${round + 1}: ${Math.round(x.rps)} req/s, p50 ${ms(x.p50Us)}, p99 ${ms(x.p99Us)}, noise ${x.noise?.toFixed(2)}\n`,
+          `  ${title} | ${spec.name} | ${load.label} round ${round + 1}: ${Math.round(x.rps)} req/s, p50 ${ms(x.p50Us)}, p99 ${ms(x.p99Us)}, noise ${x.noise?.toFixed(2)}\n`,
         );
       }
-      samples[i].push(s);
+      samples[i]!.push(s);
     }
   }
-  const byLoad = {};
+  const byLoad: Comparison['byLoad'] = {};
   for (const load of loads) {
     byLoad[load.key] = specs.map((spec, i) => {
-      const runs = samples[i].map((s) => s[load.key]);
-      const med = (f) => median(runs.map((x) => x[f] ?? Number.NaN));
+      const runs = (samples[i] ?? []).map((s) => s[load.key]!);
+      const med = (f: 'rps' | 'p50Us' | 'p99Us' | 'serviceCpuUsPerReq' | 'etcdCpuUsPerReq') => median(runs.map((x) => x[f] ?? Number.NaN));
       return {
         name: spec.name,
         rps: med('rps'),
@@ -359,11 +435,11 @@ async function compare(title, specs, loads) {
   return { title, loads: loads.map((l) => ({ key: l.key, label: l.label })), byLoad };
 }
 
-const ms = (v) => (v === null || v === undefined || Number.isNaN(v) ? '-' : `${(v / 1000).toFixed(2)} ms`);
-const us = (v) => (Number.isNaN(v) ? '-' : `${v.toFixed(1)} us`);
-const rowName = (r) => `${r.name}${r.noisy ? ` (${r.noisy} noisy)` : ''}`;
+const ms = (v: number | null | undefined) => (v === null || v === undefined || Number.isNaN(v) ? '-' : `${(v / 1000).toFixed(2)} ms`);
+const us = (v: number) => (Number.isNaN(v) ? '-' : `${v.toFixed(1)} us`);
+const rowName = (r: Row) => `${r.name}${r.noisy ? ` (${r.noisy} noisy)` : ''}`;
 
-function rowsTable(rows, base) {
+function rowsTable(rows: Row[], base: Row): string {
   const lines = [
     `| server | median req/s | vs ${base.name} | p50 | p99 | service CPU / req | etcd CPU / req |`,
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -377,11 +453,12 @@ function rowsTable(rows, base) {
 }
 
 /** Runs one section; a failure (e.g. etcd mode not starting) is reported and the next section runs. */
-async function section(key, run) {
+async function section(key: 'a' | 'b' | 'c', run: () => Promise<string>): Promise<void> {
   if (!config.only.includes(key)) return;
   try {
     out.push(await run());
-  } catch (e) {
+  } catch (err) {
+    const e = err as Error;
     results[key] = { error: e.message };
     out.push(`**(${key}) failed:** ${e.message.split('\n')[0]}`);
     process.stderr.write(`(${key}) failed: ${e.stack ?? e.message}\n`);
@@ -391,7 +468,7 @@ async function section(key, run) {
 
 const uptime = () => spawnSync('uptime', { encoding: 'utf8', timeout: 5000 }).stdout?.trim() ?? '';
 const etcdVersion = spawnSync('etcd', ['--version'], { encoding: 'utf8', timeout: 5000 }).stdout?.split('\n')[0] ?? 'etcd not found';
-const results = {
+const results: Results = {
   date: new Date().toISOString(),
   node: process.version,
   etcd: etcdVersion,
@@ -400,21 +477,30 @@ const results = {
   uptimeBefore: uptime(),
   config,
 };
-const out = [];
+const out: string[] = [];
 process.stderr.write(
   `cluster-bench: ${config.rounds} rounds x (${config.warmup} s warm-up + ${config.duration} s), ${config.connections} connections; ${results.uptimeBefore}\n`,
 );
 
+/** The rows of `load` in `c`, first the baseline, then the compared service. */
+function pairOf(c: Comparison, key: LoadKey): { rows: Row[]; base: Row; other: Row } {
+  const rows = c.byLoad[key] ?? [];
+  const [base, other] = rows;
+  if (base === undefined || other === undefined) throw new Error(`${c.title}: no rows for ${key}`);
+  return { rows, base, other };
+}
+
 await section('a', async () => {
   const c = await compare('(a) durable POST', [serviceSpec('journal', 'journal'), serviceSpec('etcd (3 members)', 'etcd')], [LOADS.post]);
-  const [journal, etcd] = c.byLoad.post;
-  c.ratio = etcd.rps / journal.rps;
+  const { rows, base: journal, other: etcd } = pairOf(c, 'post');
+  const ratio = etcd.rps / journal.rps;
+  c.ratio = ratio;
   results.a = c;
   return [
-    `**(a) durable POST /api/users, ${config.connections} connections: etcd / journal = ${c.ratio.toFixed(2)}** ` +
+    `**(a) durable POST /api/users, ${config.connections} connections: etcd / journal = ${ratio.toFixed(2)}** ` +
       `(service on CPU ${config.serverCpu}, etcd members on CPU ${config.etcdCpu}, load on CPU ${config.loadCpu})`,
     '',
-    rowsTable(c.byLoad.post, journal),
+    rowsTable(rows, journal),
   ].join('\n');
 });
 
@@ -424,17 +510,18 @@ await section('b', async () => {
     [serviceSpec('journal', 'journal'), serviceSpec('etcd (3 members)', 'etcd')],
     [LOADS.get, LOADS.search],
   );
-  const parts = [];
-  c.targets = {};
+  const parts: string[] = [];
+  const targets: NonNullable<Comparison['targets']> = {};
+  c.targets = targets;
   for (const load of c.loads) {
-    const [journal, etcd] = c.byLoad[load.key];
+    const { rows, base: journal, other: etcd } = pairOf(c, load.key);
     const deltaUs = etcd.p99Us - journal.p99Us;
-    c.targets[load.key] = { p99DeltaUs: deltaUs, met: deltaUs <= 2000 };
+    targets[load.key] = { p99DeltaUs: deltaUs, met: deltaUs <= 2000 };
     parts.push(
       `**(b) ${load.label}, ${config.connections} connections:** etcd p99 - journal p99 = ${ms(deltaUs)} ` +
         `(target <= 2 ms: ${deltaUs <= 2000 ? 'met' : 'NOT met'})`,
       '',
-      rowsTable(c.byLoad[load.key], journal),
+      rowsTable(rows, journal),
       '',
     );
   }
@@ -449,24 +536,26 @@ await section('c', async () => {
     [serviceSpec('etcd, WORKERS=1', 'etcd', { ...opts, workers: 1 }), serviceSpec('etcd, WORKERS=2', 'etcd', { ...opts, workers: 2 })],
     [LOADS.get, LOADS.post],
   );
-  c.ratios = {};
+  const ratios: NonNullable<Comparison['ratios']> = {};
+  c.ratios = ratios;
   const parts = [
     `**(c) WORKERS=2 vs WORKERS=1 on etcd (3 members), ${config.connections} connections** ` +
       `(service, workers and etcd on CPUs ${config.workersCpu}; load pinned to CPU ${config.loadCpu}, so it shares a core with them)`,
     '',
   ];
   for (const load of c.loads) {
-    const [one, two] = c.byLoad[load.key];
-    c.ratios[load.key] = two.rps / one.rps;
-    parts.push(`${load.label}: WORKERS=2 / WORKERS=1 = ${c.ratios[load.key].toFixed(2)}`, '', rowsTable(c.byLoad[load.key], one), '');
+    const { rows, base: one, other: two } = pairOf(c, load.key);
+    const ratio = two.rps / one.rps;
+    ratios[load.key] = ratio;
+    parts.push(`${load.label}: WORKERS=2 / WORKERS=1 = ${ratio.toFixed(2)}`, '', rowsTable(rows, one), '');
   }
   results.c = c;
   return parts.join('\n').trimEnd();
 });
 
 results.uptimeAfter = uptime();
-mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
-writeFileSync(join(BENCH_DIR, 'results', 'cluster-bench.json'), `${JSON.stringify(results, null, 2)}\n`);
+mkdirSync(join(BENCH_DIR, '../../results/service'), { recursive: true });
+writeFileSync(join(BENCH_DIR, '../../results/service', 'cluster-bench.json'), `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(
   `Node ${results.node}, ${results.etcd}, ${results.cores} x ${results.cpu}\n` +
     `before: ${results.uptimeBefore}\nafter: ${results.uptimeAfter}\n\n${out.join('\n\n')}\n`,

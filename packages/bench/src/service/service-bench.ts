@@ -1,14 +1,14 @@
 // Benchmark of the whole user service (not a test; prints markdown tables, writes
-// bench/results/service-bench.json). Same harness style as packages/bench: every server runs
-// pinned to the server core, the load generator (autocannon, from packages/bench's
-// node_modules) pinned to the load core; servers alternate within a round; medians of the rounds.
+// results/service/service-bench.json). Same harness style as the rest of this package: every
+// server runs pinned to the server core, the load generator (autocannon) pinned to the load core;
+// servers alternate within a round; medians of the rounds.
 //  (a) GET /api/users/1 through the whole service (request id, version check, rate limit, CORS)
-//      vs the pipeline's bare JSON route (pipeline-bare-server.mjs). Target ratio >= 0.75.
+//      vs the pipeline's bare JSON route (pipeline-bare-server.ts). Target ratio >= 0.75.
 //  (b) durable POST /api/users, STORAGE=journal vs STORAGE=memory. Target ratio >= 0.5.
-//  (c) list / page-with-sort / search / get latency with 10^3..10^6 users (scale-server.mjs),
+//  (c) list / page-with-sort / search / get latency with 10^3..10^6 users (scale-server.ts),
 //      one connection, one request at a time: p50/p99 service time.
-// Usage (after building pipeline and user-service):
-//   node bench/service-bench.mjs            BENCH_ONLY=a,b,c  BENCH_SIZES=1000,10000,100000,1000000
+// Usage: pnpm --filter @jaxrs-node/bench run service-bench
+//   BENCH_ONLY=a,b,c  BENCH_SIZES=1000,10000,100000,1000000
 //   BENCH_DURATION=5 BENCH_ROUNDS=3 BENCH_WARMUP=2 BENCH_CONNECTIONS=10 BENCH_SERVER_CPU=0 BENCH_LOAD_CPU=1
 //   BENCH_MAX_NOISE=0.15 (cores used by other programs before a run is redone) BENCH_QUIET_WAIT=120 BENCH_ATTEMPTS=3
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -26,10 +26,12 @@ import {
   start,
   stop,
   waitQuiet,
-} from './bench-lib.mjs';
+  type LatencyResult,
+  type ThroughputResult,
+} from './bench-lib.js';
+import { SERVICE_DIR, SERVICE_MAIN } from './service-paths.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const PKG_DIR = join(BENCH_DIR, '..');
 const env = process.env;
 const config = {
   ...benchConfig(env, { quietWait: 120, attempts: 3 }),
@@ -38,33 +40,64 @@ const config = {
 const serverPin = pinning(config.serverCpu);
 const loadPin = pinning(config.loadCpu);
 
+/** A server to measure: `node <args>` with `env` on top of the runner's PATH, port and data dir. */
+interface ServerSpec {
+  name: string;
+  args: string[];
+  env: Record<string, string>;
+}
+/** The request the load generator repeats. */
+interface Load {
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body?: string;
+}
+/** One request before the load; throws when the answer is not the expected one. */
+type Sanity = (url: string) => Promise<void>;
+/** One measured run of one server. */
+type Sample = ThroughputResult & { cpuUsPerReq: number | null; noise: number | null };
+/** The rows of one comparison and the throughput ratio of its first two servers. */
+interface Comparison {
+  title: string;
+  rows: Array<{ name: string; rps: number; p50: number; p99: number; cpuUsPerReq: number; noisy: number; samples: Sample[] }>;
+  ratio: number;
+}
+
 /** The user service as `node dist/main.js`; the max rate limit config accepts (1e6/min) stays out of the way. */
-function serviceSpec(name, storage) {
+function serviceSpec(name: string, storage: 'journal' | 'memory'): ServerSpec {
   return {
     name,
-    args: [join(PKG_DIR, 'dist/main.js')],
+    args: [SERVICE_MAIN],
     env: { STORAGE: storage, RATE_LIMIT_PER_MINUTE: '1000000', LOG_REQUESTS: 'false', SEED: 'demo' },
   };
 }
-const bareSpec = { name: 'pipeline bare JSON route', args: [join(BENCH_DIR, 'pipeline-bare-server.mjs')], env: {} };
+const bareSpec: ServerSpec = { name: 'pipeline bare JSON route', args: [join(BENCH_DIR, 'pipeline-bare-server.js')], env: {} };
 /** Diagnostic row of (a): the bare route plus the nine response headers the service adds. */
-const bareHeadersSpec = { name: "bare route + the service's 9 headers", args: bareSpec.args, env: { BARE_EXTRA_HEADERS: '1' } };
+const bareHeadersSpec: ServerSpec = { name: "bare route + the service's 9 headers", args: bareSpec.args, env: { BARE_EXTRA_HEADERS: '1' } };
 
 /** Starts `spec` pinned on a fresh DATA_DIR, checks one answer, warms up, measures, stops. */
-async function measure(spec, load, sanity) {
+async function measure(spec: ServerSpec, load: Load, sanity: Sanity): Promise<Sample> {
   const dataDir = mkdtempSync(join(tmpdir(), 'service-bench-'));
   const child = start(
     serverPin,
     process.execPath,
     spec.args,
     { PATH: env.PATH, ...spec.env, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir },
-    PKG_DIR,
+    SERVICE_DIR,
   );
   try {
     const port = await listeningPort(child, 20_000, spec.name);
     const url = `http://127.0.0.1:${port}${load.path}`;
     await sanity(url);
-    const opts = { mode: 'throughput', url, connections: config.connections, method: load.method, headers: load.headers, body: load.body };
+    const opts = {
+      mode: 'throughput' as const,
+      url,
+      connections: config.connections,
+      method: load.method,
+      headers: load.headers,
+      body: load.body,
+    };
     check(spec, await runWorker(loadPin, { ...opts, duration: config.warmup }, (config.warmup + 30) * 1000));
     await waitQuiet(config.maxNoise, config.quietWait);
     const cpu0 = cpuSeconds(child.pid);
@@ -76,17 +109,20 @@ async function measure(spec, load, sanity) {
     const busy1 = machineBusySeconds();
     check(spec, r);
     const serverCpu = cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0;
-    const noise = serverCpu === undefined || busy0 === undefined ? null : Math.max(0, (busy1 - busy0 - serverCpu - r.cpuSeconds) / wall);
+    const noise =
+      serverCpu === undefined || busy0 === undefined || busy1 === undefined
+        ? null
+        : Math.max(0, (busy1 - busy0 - serverCpu - r.cpuSeconds) / wall);
     return { ...r, cpuUsPerReq: serverCpu === undefined ? null : (serverCpu * 1e6) / r.total, noise };
   } catch (e) {
-    throw new Error(`${spec.name}: ${e.message}\n${child.io.stderr().slice(-1500)}`);
+    throw new Error(`${spec.name}: ${(e as Error).message}\n${child.io.stderr().slice(-1500)}`);
   } finally {
     await stop(child);
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-function check(spec, r) {
+function check(spec: ServerSpec, r: ThroughputResult): void {
   if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.total === 0) {
     throw new Error(`${spec.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts, ${r.total} answers`);
   }
@@ -94,7 +130,7 @@ function check(spec, r) {
 
 /** One request before the load; the answer must have `status` and carry `headers`. */
 const sanityOf =
-  (load, status, headers = []) =>
+  (load: Load, status: number, headers: string[] = []): Sanity =>
   async (url) => {
     const res = await fetch(url, { method: load.method, headers: load.headers, body: load.body, signal: AbortSignal.timeout(5000) });
     const text = await res.text();
@@ -103,55 +139,59 @@ const sanityOf =
   };
 
 /** Alternating rounds of the servers under one load; returns the rows and the ratio first/second. */
-async function compare(title, specs, load, sanity) {
-  const samples = specs.map(() => []);
+async function compare(title: string, specs: ServerSpec[], load: Load, sanity: Sanity[]): Promise<Comparison> {
+  const samples: Sample[][] = specs.map(() => []);
   for (let round = 0; round < config.rounds; round++) {
     for (let k = 0; k < specs.length; k++) {
       const i = (k + round) % specs.length;
       // A run other programs disturbed is redone (bounded attempts); the last one counts.
-      let s;
+      const spec = specs[i]!;
+      let s: Sample | undefined;
       for (let attempt = 1; attempt <= config.attempts; attempt++) {
-        s = await measure(specs[i], load, sanity[i]);
+        s = await measure(spec, load, sanity[i]!);
         if (s.noise === null || s.noise <= config.maxNoise) break;
-        process.stderr.write(
-          `  ${specs[i].name}: other programs used ${s.noise.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`,
-        );
+        process.stderr.write(`  ${spec.name}: other programs used ${s.noise.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
       }
+      if (s === undefined) throw new Error('BENCH_ATTEMPTS must be at least 1');
       process.stderr.write(
-        `  ${title} | ${specs[i].name} round ${round + 1}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms, noise ${s.noise?.toFixed(2)}\n`,
+        `  ${title} | ${spec.name} round ${round + 1}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms, noise ${s.noise?.toFixed(2)}\n`,
       );
-      samples[i].push(s);
+      samples[i]!.push(s);
     }
   }
-  const rows = specs.map((spec, i) => ({
-    name: spec.name,
-    rps: median(samples[i].map((s) => s.rps)),
-    p50: median(samples[i].map((s) => s.p50)),
-    p99: median(samples[i].map((s) => s.p99)),
-    cpuUsPerReq: median(samples[i].map((s) => s.cpuUsPerReq ?? Number.NaN)),
-    noisy: samples[i].filter((s) => s.noise !== null && s.noise > config.maxNoise).length,
-    samples: samples[i],
-  }));
-  return { title, rows, ratio: rows[0].rps / rows[1].rps };
+  const rows = specs.map((spec, i) => {
+    const runs = samples[i] ?? [];
+    return {
+      name: spec.name,
+      rps: median(runs.map((s) => s.rps)),
+      p50: median(runs.map((s) => s.p50)),
+      p99: median(runs.map((s) => s.p99)),
+      cpuUsPerReq: median(runs.map((s) => s.cpuUsPerReq ?? Number.NaN)),
+      noisy: runs.filter((s) => s.noise !== null && s.noise > config.maxNoise).length,
+      samples: runs,
+    };
+  });
+  return { title, rows, ratio: (rows[0]?.rps ?? Number.NaN) / (rows[1]?.rps ?? Number.NaN) };
 }
 
-function throughputTable(c, target) {
+function throughputTable(c: Comparison, target: number): string {
+  const base = c.rows[1] ?? { name: '-', rps: Number.NaN };
   const lines = [
     `**${c.title}** (ratio ${c.ratio.toFixed(2)}, target >= ${target})`,
     '',
-    `| server | median req/s | vs ${c.rows[1].name} | p50 | p99 | server CPU / req |`,
+    `| server | median req/s | vs ${base.name} | p50 | p99 | server CPU / req |`,
     '|---|---:|---:|---:|---:|---:|',
   ];
   for (const r of c.rows) {
     lines.push(
-      `| ${r.name}${r.noisy ? ` (${r.noisy} noisy)` : ''} | ${Math.round(r.rps)} | ${(r.rps / c.rows[1].rps).toFixed(2)} | ${r.p50} ms | ${r.p99} ms | ${Number.isNaN(r.cpuUsPerReq) ? '-' : `${r.cpuUsPerReq.toFixed(1)} us`} |`,
+      `| ${r.name}${r.noisy ? ` (${r.noisy} noisy)` : ''} | ${Math.round(r.rps)} | ${(r.rps / base.rps).toFixed(2)} | ${r.p50} ms | ${r.p99} ms | ${Number.isNaN(r.cpuUsPerReq) ? '-' : `${r.cpuUsPerReq.toFixed(1)} us`} |`,
     );
   }
   return lines.join('\n');
 }
 
 const SCALE_ENDPOINTS = [
-  { name: 'get /api/users/{n/2}', path: (n) => `/api/users/${Math.max(1, n >> 1)}` },
+  { name: 'get /api/users/{n/2}', path: (n: number) => `/api/users/${Math.max(1, n >> 1)}` },
   { name: 'list (first 1000)', path: () => '/api/users' },
   { name: 'page 5, size 20, sort lastName,desc', path: () => '/api/users?page=5&size=20&sort=lastName,desc' },
   { name: 'search, no match (full scan)', path: () => '/api/users/search?email=nomatch' },
@@ -159,14 +199,14 @@ const SCALE_ENDPOINTS = [
 
 /** (c): per size one server; per endpoint a sequential latency run on the load core. */
 async function scale() {
-  const rows = [];
+  const rows: Array<LatencyResult & { users: number; endpoint: string }> = [];
   for (const n of config.sizes) {
     const child = start(
       serverPin,
       process.execPath,
-      ['--max-old-space-size=8192', join(BENCH_DIR, 'scale-server.mjs')],
+      ['--max-old-space-size=8192', join(BENCH_DIR, 'scale-server.js')],
       { PATH: env.PATH, USERS: String(n), PORT: '0' },
-      PKG_DIR,
+      SERVICE_DIR,
     );
     try {
       const port = await listeningPort(child, 300_000, `scale-server ${n}`);
@@ -196,8 +236,16 @@ async function scale() {
   return { rows, table: lines.join('\n') };
 }
 
-const results = { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model, config };
-const out = [];
+const results: {
+  date: string;
+  node: string;
+  cpu: string | undefined;
+  config: typeof config;
+  a?: Comparison;
+  b?: Comparison;
+  c?: Awaited<ReturnType<typeof scale>>;
+} = { date: new Date().toISOString(), node: process.version, cpu: cpus()[0]?.model, config };
+const out: string[] = [];
 process.stderr.write(
   `service-bench: ${config.rounds} rounds x (${config.warmup} s warm-up + ${config.duration} s), ${config.connections} connections, server cpu ${config.serverCpu}, load cpu ${config.loadCpu}\n`,
 );
@@ -235,6 +283,6 @@ if (config.only.includes('c')) {
   results.c = await scale();
   out.push(`**(c) latency by collection size** (one connection, sequential, MemoryRecordStore)\n\n${results.c.table}`);
 }
-mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
-writeFileSync(join(BENCH_DIR, 'results', 'service-bench.json'), `${JSON.stringify(results, null, 2)}\n`);
+mkdirSync(join(BENCH_DIR, '../../results/service'), { recursive: true });
+writeFileSync(join(BENCH_DIR, '../../results/service', 'service-bench.json'), `${JSON.stringify(results, null, 2)}\n`);
 process.stdout.write(`${out.join('\n\n')}\n`);

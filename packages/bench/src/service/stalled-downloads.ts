@@ -4,25 +4,24 @@
 // so the per-client bound (LARGE_DATA_PER_CLIENT) does not decide alone: the total bound (64)
 // and the pipeline's sendTimeout do. Prints the latency of 200 sequential GETs before and during
 // the stall, the server's RSS, and how the 1 000 downloads were answered.
-// Usage (after building pipeline and user-service): node bench/stalled-downloads.mjs
+// Usage: pnpm --filter @jaxrs-node/bench run stalled-downloads
 //   STALLED=1000 PROBES=200
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { SERVICE_DIR, SERVICE_MAIN } from './service-paths.js';
 
-const PKG_DIR = join(dirname(fileURLToPath(import.meta.url)), '..');
 const STALLED = Number(process.env.STALLED ?? 1000);
 const PROBES = Number(process.env.PROBES ?? 200);
 
-const rssMiB = (pid) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024;
-const pct = (sorted, p) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))];
+const rssMiB = (pid: number | undefined) => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]) / 1024;
+const pct = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((sorted.length * p) / 100))] ?? Number.NaN;
 
-async function probe(port) {
-  const times = [];
+async function probe(port: number) {
+  const times: number[] = [];
   for (let i = 0; i < PROBES; i++) {
     const t = performance.now();
     const r = await fetch(`http://127.0.0.1:${port}/api/users/1`);
@@ -31,32 +30,32 @@ async function probe(port) {
     times.push(performance.now() - t);
   }
   times.sort((a, b) => a - b);
-  return { p50: pct(times, 50).toFixed(2), p99: pct(times, 99).toFixed(2), max: times.at(-1).toFixed(2) };
+  return { p50: pct(times, 50).toFixed(2), p99: pct(times, 99).toFixed(2), max: pct(times, 100).toFixed(2) };
 }
 
 /** Opens a download from 127.0.x.y, reads its status line, then never reads again. */
-async function stall(port, i, outcomes, sockets) {
+async function stall(port: number, i: number, outcomes: Record<string, number>, sockets: Socket[]) {
   const localAddress = `127.0.${2 + Math.floor(i / 250)}.${1 + (i % 250)}`;
   const socket = connect({ port, host: '127.0.0.1', localAddress });
   sockets.push(socket);
   socket.on('error', () => undefined);
   await once(socket, 'connect');
   socket.write('GET /api/large-data?count=1000000 HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-  const [first] = await once(socket, 'data');
+  const [first] = (await once(socket, 'data')) as [Buffer];
   socket.pause();
-  const status = first.toString('latin1').split(' ')[1];
+  const status = first.toString('latin1').split(' ')[1] ?? '?';
   outcomes[status] = (outcomes[status] ?? 0) + 1;
 }
 
 const dataDir = mkdtempSync(join(tmpdir(), 'stalled-bench-'));
-const child = spawn(process.execPath, ['dist/main.js'], {
-  cwd: PKG_DIR,
+const child = spawn(process.execPath, [SERVICE_MAIN], {
+  cwd: SERVICE_DIR,
   env: { ...process.env, PORT: '0', DATA_DIR: dataDir, LOG_REQUESTS: 'false', RATE_LIMIT_PER_MINUTE: '0' },
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 let out = '';
-const port = await new Promise((resolve) =>
-  child.stdout.on('data', (d) => {
+const port = await new Promise<number>((resolve) =>
+  child.stdout.on('data', (d: Buffer) => {
     out += d;
     const m = /listening on http:\/\/[^:]+:(\d+)/.exec(out);
     if (m) resolve(Number(m[1]));
@@ -65,8 +64,8 @@ const port = await new Promise((resolve) =>
 try {
   await probe(port); // warm-up
   const before = { rss: rssMiB(child.pid).toFixed(1), ...(await probe(port)) };
-  const outcomes = {};
-  const sockets = [];
+  const outcomes: Record<string, number> = {};
+  const sockets: Socket[] = [];
   const cpuBefore = process.cpuUsage();
   const t0 = performance.now();
   await Promise.all(Array.from({ length: STALLED }, (_, i) => stall(port, i, outcomes, sockets)));

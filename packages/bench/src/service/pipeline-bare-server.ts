@@ -1,9 +1,7 @@
-// The baseline of service-bench.mjs (a): the pipeline's bare JSON route. One @Path resource,
-// default Application options, no providers. The decorators are applied the way tsc's legacy
-// decorator output does it (Reflect.decorate + design:paramtypes metadata), so this plain JS file
-// runs against @jaxrs-node/pipeline's dist without a build step. The answer has the same fields
-// (and about the same 230 bytes) as the user service's GET /api/users/1.
-// Usage: PORT=0 node bench/pipeline-bare-server.mjs  -> prints `listening on http://127.0.0.1:<port>`
+// The baseline of service-bench.ts (a): the pipeline's bare JSON route. One @Path resource,
+// default Application options, no providers. The answer has the same fields (and about the same
+// 230 bytes) as the user service's GET /api/users/1.
+// Usage: PORT=0 node dist/service/pipeline-bare-server.js  -> prints `listening on http://127.0.0.1:<port>`
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { Application, GET, Path, PathParam, Response } from '@jaxrs-node/pipeline';
@@ -14,8 +12,10 @@ import { Application, GET, Path, PathParam, Response } from '@jaxrs-node/pipelin
  */
 const EXTRA_HEADERS = process.env.BARE_EXTRA_HEADERS === '1';
 
+@Path('/api/users')
 class UserResource {
-  get(id) {
+  @GET('{id}')
+  get(@PathParam('id') id: number): object {
     const user = {
       id,
       email: 'test@example.com',
@@ -43,25 +43,6 @@ class UserResource {
       .build();
   }
 }
-
-/** tsc's `__param`: a parameter decorator as a method decorator. */
-const param = (index, decorator) => (target, key) => decorator(target, key, index);
-
-const proto = UserResource.prototype;
-const descriptor = Reflect.decorate(
-  [
-    GET('{id}'),
-    param(0, PathParam('id')),
-    Reflect.metadata('design:type', Function),
-    Reflect.metadata('design:paramtypes', [Number]),
-    Reflect.metadata('design:returntype', Object),
-  ],
-  proto,
-  'get',
-  Object.getOwnPropertyDescriptor(proto, 'get'),
-);
-if (descriptor) Object.defineProperty(proto, 'get', descriptor);
-Reflect.decorate([Path('/api/users')], UserResource);
 
 const app = new Application({ resources: [UserResource] });
 const { port } = await app.listen(Number(process.env.PORT ?? 0), '127.0.0.1');

@@ -1,5 +1,5 @@
 // Benchmark of the user indexes (not a test; prints a markdown table, writes
-// bench/results/indexes.json). Loads 10^3..10^6 users into the domain UserService over the
+// results/service/indexes.json). Loads 10^3..10^6 users into the domain UserService over the
 // MemoryRecordStore (no HTTP) and records, per size:
 //  - heap per user: loaded without indexes (store + id array), and the indexes on top of it
 //    (every sort index, the email index and the trigram index), measured after forced GCs;
@@ -8,19 +8,20 @@
 //    search with fragments of different selectivity, and create/patch with the indexes maintained;
 //  - for the choice of structure: p50 of inserting into and deleting from the middle of one plain
 //    sorted array of that size (what a sorted-array index would pay per field per write).
-// Usage (after building pipeline and user-service):
-//   node --expose-gc --max-old-space-size=4096 bench/indexes.mjs
+// Usage: pnpm --filter @jaxrs-node/bench run indexes (node --expose-gc --max-old-space-size=4096)
 //   BENCH_SIZES=1000,10000,100000,1000000 BENCH_REPS=1000
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { serviceModules } from './service-paths.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
-const { UserService } = await import('../dist/domain/users.js');
-const { MemoryRecordStore } = await import('../dist/storage/memory-store.js');
+const { UserService } = await serviceModules.users();
+const { MemoryRecordStore } = await serviceModules.storage();
 
-if (typeof globalThis.gc !== 'function') {
+const gc = (globalThis as { gc?: () => void }).gc;
+if (gc === undefined) {
   console.error('run with node --expose-gc (heap per user needs forced GCs)');
   process.exit(2);
 }
@@ -33,7 +34,7 @@ const LAST = ['Smith', 'Jones', 'Brown', 'Taylor', 'Wilson', 'Davies', 'Evans', 
 const DOMAINS = ['example.com', 'mail.test', 'corp.example.org', 'Uni.example.edu'];
 
 /** Deterministic pseudo-random generator (mulberry32). */
-function random(seed) {
+function random(seed: number): () => number {
   let a = seed;
   return () => {
     a = (a + 0x6d2b79f5) | 0;
@@ -43,33 +44,43 @@ function random(seed) {
   };
 }
 const next = random(1);
-const pick = (items) => items[Math.floor(next() * items.length)];
+const pick = (items: string[]): string => items[Math.floor(next() * items.length)] ?? '';
 
-function userBody(i) {
+/** p50 / p99 in milliseconds. */
+interface Quantiles {
+  p50: number;
+  p99: number;
+}
+
+function userBody(i: number) {
   const first = pick(FIRST);
   const last = pick(LAST);
-  const body = { email: `${first}.${last}${i}@${pick(DOMAINS)}`, firstName: first, lastName: last };
+  const body: { email: string; firstName: string; lastName: string; age?: number } = {
+    email: `${first}.${last}${i}@${pick(DOMAINS)}`,
+    firstName: first,
+    lastName: last,
+  };
   if (next() < 0.9) body.age = 18 + Math.floor(next() * 70);
   return body;
 }
 
 function heapUsed() {
-  for (let i = 0; i < 3; i++) globalThis.gc();
+  for (let i = 0; i < 3; i++) gc?.();
   return process.memoryUsage().heapUsed;
 }
 
-function percentiles(samples) {
+function percentiles(samples: number[]): Quantiles {
   const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
   return { p50: +at(0.5).toFixed(4), p99: +at(0.99).toFixed(4) };
 }
 
 /** Untimed calls before each measurement, so p99 is not the JIT's warm-up. */
 const WARMUP = 20;
 
-function timeSync(reps, run) {
+function timeSync(reps: number, run: (i: number) => unknown): Quantiles {
   for (let i = 0; i < WARMUP; i++) run(i);
-  const samples = [];
+  const samples: number[] = [];
   for (let i = 0; i < reps; i++) {
     const start = performance.now();
     run(i);
@@ -78,9 +89,9 @@ function timeSync(reps, run) {
   return percentiles(samples);
 }
 
-async function timeAsync(reps, run) {
+async function timeAsync(reps: number, run: (i: number) => Promise<unknown>): Promise<Quantiles> {
   for (let i = 0; i < WARMUP; i++) await run(i);
-  const samples = [];
+  const samples: number[] = [];
   for (let i = 0; i < reps; i++) {
     const start = performance.now();
     await run(i);
@@ -90,7 +101,7 @@ async function timeAsync(reps, run) {
 }
 
 /** p50 (ms) of one insert plus one delete in the middle of a plain array of `n` references. */
-function arraySplice(n) {
+function arraySplice(n: number): number {
   const array = Array.from({ length: n }, (_, i) => ({ i }));
   const item = { i: -1 };
   return timeSync(Math.min(REPS, 100), () => {
@@ -99,7 +110,7 @@ function arraySplice(n) {
   }).p50;
 }
 
-async function run(n) {
+async function run(n: number) {
   const before = heapUsed();
   const store = new MemoryRecordStore();
   await store.open();
@@ -117,18 +128,18 @@ async function run(n) {
   const indexed = heapUsed();
 
   const middle = Math.floor(n / 20 / 2);
-  const pages = {};
+  const pages: Record<string, Quantiles> = {};
   for (const field of FIELDS) {
     for (const direction of ['asc', 'desc']) {
       pages[`${field},${direction}`] = timeSync(REPS, () => users.page({ page: middle, size: 20, sort: `${field},${direction}` }));
     }
   }
   const emails = Array.from({ length: REPS }, () => users.get(1 + Math.floor(next() * n)).email);
-  const findByEmail = timeSync(REPS, (i) => users.findByEmail(emails[i]));
+  const findByEmail = timeSync(REPS, (i) => users.findByEmail(emails[i] ?? ''));
   // Emails are `First.Last<i>@domain`: 'smith' is in 1 of 12, '123@uni' in 1 of 4000 (ids ending
   // in 123, one domain of 4), `emails[0]` in one user, 'zzq' in none; '@' in all (capped at 1000).
-  const fragments = { 'all (capped)': '@', '1 in 12': 'smith', '1 in 4000': '123@uni', one: emails[0], none: 'zzq' };
-  const search = {};
+  const fragments = { 'all (capped)': '@', '1 in 12': 'smith', '1 in 4000': '123@uni', one: emails[0] ?? '', none: 'zzq' };
+  const search: Record<string, Quantiles> = {};
   for (const [label, fragment] of Object.entries(fragments)) search[label] = timeSync(REPS, () => users.search(fragment));
   let created = n;
   const create = await timeAsync(REPS, () => users.create(userBody(created++)));
@@ -137,7 +148,8 @@ async function run(n) {
   );
   await store.close();
 
-  const worst = (table) => Object.values(table).reduce((a, b) => ({ p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99) }));
+  const worst = (table: Record<string, Quantiles>) =>
+    Object.values(table).reduce((a, b) => ({ p50: Math.max(a.p50, b.p50), p99: Math.max(a.p99, b.p99) }));
   return {
     users: n,
     loadSeconds: +loadSeconds.toFixed(1),
@@ -160,10 +172,13 @@ for (const n of SIZES) {
   rows.push(await run(n));
   console.error(`done: ${n} users`);
 }
-mkdirSync(join(BENCH_DIR, 'results'), { recursive: true });
-writeFileSync(join(BENCH_DIR, 'results', 'indexes.json'), JSON.stringify({ node: process.version, reps: REPS, rows }, null, 2) + '\n');
+mkdirSync(join(BENCH_DIR, '../../results/service'), { recursive: true });
+writeFileSync(
+  join(BENCH_DIR, '../../results/service', 'indexes.json'),
+  JSON.stringify({ node: process.version, reps: REPS, rows }, null, 2) + '\n',
+);
 
-const ms = (x) => x.toFixed(3);
+const ms = (x: number) => x.toFixed(3);
 console.log(
   '| users | heap/user (no indexes) | index heap/user | index build | page p50 / p99 (worst field) | findByEmail p50 / p99 | search p50 / p99 (worst fragment) | create p50 / p99 | patch p50 / p99 | sorted-array splice |',
 );
