@@ -27,7 +27,7 @@ export {
 } from './core/http/media-type.js';
 export { isCompatible, negotiate } from './core/http/negotiation.js';
 export type { MediaType } from './core/http/media-type.js';
-export { HttpHeaders } from './core/stages/params.js';
+export { HttpHeaders } from './core/context/http-headers.js';
 export { DEFAULT_PRIORITY, Priorities } from './core/util/priorities.js';
 export type {
   Body,

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/providers.js';
 import { mediaTypeString, type MediaType } from '../core/http/media-type.js';
 import { Exchange } from '../core/stages/exchange.js';
-import { selectWriter } from '../core/stages/write-entity.js';
+import { selectWriter } from '../core/stages/writers.js';
 import { isSubtypeOf } from '../providers/type-tokens.js';
 import { EntityPart } from './entity-part.js';
 

@@ -8,7 +8,7 @@ import {
   ProviderCache,
 } from '../../src/core/stages/provider-cache.js';
 import { Response } from '../../src/core/http/response.js';
-import { typeOf } from '../../src/core/stages/write-entity.js';
+import { typeOf } from '../../src/core/stages/writers.js';
 import { isStreamType } from '../../src/providers/type-tokens.js';
 
 const mt = (s: string): MediaType => parseMediaType(s)!;

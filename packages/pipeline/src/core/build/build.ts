@@ -38,7 +38,7 @@ import type {
   TypeToken,
   WriterInterceptor,
 } from '../context/providers.js';
-import { nameOf } from '../stages/request-filters.js';
+import { nameOf } from '../util/type-name.js';
 import type { Router } from '../routing/router.js';
 
 export type { RegistrationOptions } from '../model/provider-entry.js';

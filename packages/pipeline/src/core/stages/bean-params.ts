@@ -4,7 +4,8 @@ import { ModelProblemError, type ModelProblems } from '../model/model-problems.j
 import type { Constructor, ParamConverterProvider, TypeToken } from '../context/providers.js';
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { ArgResolver } from './model.js';
-import { collectConversion, compileParam, type ParamConversionError } from './params.js';
+import { compileParam } from './params.js';
+import { collectConversion, type ParamConversionError } from './param-conversion.js';
 
 /** Deepest nesting of `@BeanParam` fields inside `@BeanParam` classes. */
 export const MAX_BEAN_DEPTH = 8;

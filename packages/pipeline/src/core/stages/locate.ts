@@ -13,7 +13,7 @@ import { isThenable } from '../util/thenable.js';
 import type { Exchange } from './exchange.js';
 import { select } from './match.js';
 import type { Locator, PathEntry } from './model.js';
-import { resolveArguments } from './params.js';
+import { resolveArguments } from './resolve-args.js';
 
 /** Nested locators a request may pass through (a deeper one is a 404). */
 const MAX_DEPTH = 16;

@@ -15,8 +15,8 @@ import type {
 } from '../context/providers.js';
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { Exchange } from './exchange.js';
-import type { WritePlan } from './write-entity.js';
-import type { ArgumentsValidator } from './params.js';
+import type { WritePlan } from './writers.js';
+import type { ArgumentsValidator } from './param-conversion.js';
 
 /** Response-side chains: the global ones (no match, pre-match abort) or a route's G+B ones. */
 export interface ResponseChains {

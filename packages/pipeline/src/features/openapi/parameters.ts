@@ -1,6 +1,6 @@
 import { beanFields } from '../../core/model/bean-meta.js';
 import type { ParamMeta } from '../../core/model/metadata.js';
-import { FORM_PART_TYPE } from '../../core/stages/params.js';
+import { FORM_PART_TYPE } from '../../core/stages/form-fields.js';
 import { Int } from '../../providers/type-tokens.js';
 import { ownRules, paramRules, type ConstraintDef } from '../validation/constraints.js';
 import type { JsonSchema } from './decorators.js';
