@@ -17,7 +17,7 @@ import type {
 import type { NameBindingDecorator } from '../core/context/resource-info.js';
 import { findClassMeta } from '../core/model/metadata.js';
 import { ascending, descending, has, type ProviderEntry } from '../core/model/provider-entry.js';
-import { ProviderCache } from '../core/stages/provider-cache.js';
+import { ProviderCache } from '../core/internal/provider-cache.js';
 import { DEFAULT_PRIORITY } from '../core/util/priorities.js';
 import { typeName } from '../core/util/type-name.js';
 import { defaultProviders } from '../providers/index.js';

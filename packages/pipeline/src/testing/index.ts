@@ -23,11 +23,11 @@ import type {
 } from '../core/context/providers.js';
 import { effectiveResource } from '../core/model/metadata.js';
 import { joinPaths } from '../core/routing/path-template.js';
-import { ReadCtx } from '../core/stages/readers.js';
+import { ReadCtx } from '../core/internal/readers.js';
 import { ResourceInfo } from '../core/context/resource-info.js';
 import { type ContainerRequestContext, Phase } from '../core/context/request-context.js';
 import { Response } from '../core/http/response.js';
-import { responseMediaType, typeOf, WriteCtx } from '../core/stages/writers.js';
+import { responseMediaType, typeOf, WriteCtx } from '../core/internal/writers.js';
 import { collectBody as collectBounded } from '../providers/collect-body.js';
 import { asExchange, BUILTIN_WRITERS, createExchange, useWriters } from './test-exchange.js';
 

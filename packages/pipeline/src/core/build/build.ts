@@ -11,7 +11,7 @@ import {
   type MapperEntry,
   type PathEntry,
   type RouteMethod,
-} from '../stages/model.js';
+} from '../internal/model.js';
 import { DEFAULT_PRIORITY } from '../util/priorities.js';
 import {
   ascending,

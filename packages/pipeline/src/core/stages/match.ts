@@ -1,14 +1,14 @@
 import { NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from '../http/errors.js';
 import type { MediaType } from '../http/media-type.js';
 import { compareNegotiations, consumes, negotiate, negotiateDetailed, type Negotiation } from '../http/negotiation.js';
-import type { Exchange } from './exchange.js';
-import { candidatesFor, type PathEntry, type RouteMethod } from './model.js';
+import type { Exchange } from '../internal/exchange.js';
+import { candidatesFor, type PathEntry, type RouteMethod } from '../internal/model.js';
 import { locate } from './locate.js';
 import type { OpenMatch } from '../routing/router.js';
 import { Response } from '../http/response.js';
 import { truncate } from '../util/type-name.js';
 import { pathUnderBase } from '../context/base-path.js';
-import { notAcceptable } from './writers.js';
+import { notAcceptable } from '../internal/writers.js';
 
 /**
  * Request matching (JAX-RS 3.7): path → method (405 + Allow) → Content-Type (415) → Accept (406),

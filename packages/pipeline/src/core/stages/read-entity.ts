@@ -1,8 +1,8 @@
 import { BadRequestError } from '../http/errors.js';
-import type { Exchange } from './exchange.js';
-import type { EntityParam } from './model.js';
+import type { Exchange } from '../internal/exchange.js';
+import type { EntityParam } from '../internal/model.js';
 import type { ReaderInterceptor } from '../context/providers.js';
-import { ReadCtx } from './readers.js';
+import { ReadCtx } from '../internal/readers.js';
 
 /**
  * Reads the entity parameter: reader interceptors (ascending) around the MessageBodyReader chosen

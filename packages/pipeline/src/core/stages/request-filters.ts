@@ -1,5 +1,5 @@
 import type { ContainerRequestFilter } from '../context/providers.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../internal/exchange.js';
 import { isThenable, type Step } from '../util/thenable.js';
 import { nameOf } from '../util/type-name.js';
 

@@ -1,6 +1,6 @@
-import type { Exchange } from './exchange.js';
-import type { ArgResolver } from './model.js';
-import { collectConversion, finishConversion, ParamConversionError, type ArgumentsValidator } from './param-conversion.js';
+import type { Exchange } from '../internal/exchange.js';
+import type { ArgResolver } from '../internal/model.js';
+import { collectConversion, finishConversion, ParamConversionError, type ArgumentsValidator } from '../internal/param-conversion.js';
 
 /**
  * The arguments of a method or locator: every resolver runs, even after one failed to convert, so

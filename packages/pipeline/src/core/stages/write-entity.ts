@@ -1,4 +1,4 @@
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../internal/exchange.js';
 import type { WriterInterceptor } from '../context/providers.js';
 import type { Response } from '../http/response.js';
 import type { TypeToken } from '../context/providers.js';
@@ -15,7 +15,7 @@ import {
   typeOf,
   WriteCtx,
   type WritePlan,
-} from './writers.js';
+} from '../internal/writers.js';
 
 /**
  * Writes the response: writer interceptors (ascending) around the MessageBodyWriter, which is

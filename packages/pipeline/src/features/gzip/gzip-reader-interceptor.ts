@@ -4,7 +4,7 @@ import { BadRequestError, NotSupportedError } from '../../core/http/errors.js';
 import { truncate } from '../../core/util/type-name.js';
 import { Priorities } from '../../core/util/priorities.js';
 import type { ReaderInterceptor, ReaderInterceptorContext } from '../../core/context/providers.js';
-import { declaredLength } from '../../core/stages/readers.js';
+import { declaredLength } from '../../core/internal/readers.js';
 import { Priority } from '../../decorators/provider.js';
 import { tooLarge } from '../../providers/body-errors.js';
 import { BodyLimitGuard, guardStream } from '../../providers/stream.js';

@@ -1,8 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { Response } from '../../core/http/response.js';
-import { answerVoidWith, respondWith, whenClosing } from '../../core/stages/extensions.js';
-import type { Exchange } from '../../core/stages/exchange.js';
+import { answerVoidWith, respondWith, whenClosing } from '../../core/internal/extensions.js';
+import type { Exchange } from '../../core/internal/exchange.js';
 import type { Step } from '../../core/util/thenable.js';
 import { encodeEvent } from './encode.js';
 import { OutboundSseEvent } from './event.js';

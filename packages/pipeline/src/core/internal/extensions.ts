@@ -35,7 +35,7 @@ const contextOptions = new Map<TypeToken, ContextTypeOptions>();
 
 /**
  * Adds an injectable `@Context()` type (features call this when their module loads); the
- * built-in types keep their own fast paths in params.ts.
+ * built-in types keep their own fast paths in core/build/compile-params.ts.
  * @example registerContextType(SseEventSink, (info) => (ex) => new SseEventSink(ex, optionsFor(info)), { answersRequest: true });
  */
 export function registerContextType(type: TypeToken, factory: ContextFactory, options: ContextTypeOptions = {}): void {
@@ -129,7 +129,7 @@ const voidAnswers = new WeakMap<Exchange, () => Step>();
 /**
  * Lets a context value answer the request when its method returns `undefined` or `null` (instead
  * of a 204), e.g. an event sink whose stream is the response. The value may also start the
- * response itself earlier, with {@link respondWith}: the method's result is then ignored (lifecycle.ts).
+ * response itself earlier, with {@link respondWith}: the method's result is then ignored (core/stages/lifecycle.ts).
  * @example answerVoidWith(ex, () => sink.start());
  */
 export function answerVoidWith(ex: Exchange, answer: () => Step): void {
@@ -145,7 +145,7 @@ type Responder = (ex: Exchange, response: Response) => Step;
 let responder: Responder | undefined;
 
 /**
- * Called once by the response half of the lifecycle (respond.ts) when it loads: a context value
+ * Called once by the response half of the lifecycle (core/stages/respond.ts) when it loads: a context value
  * that starts the response itself (an event sink) reaches it through {@link respondWith}, without
  * importing a request-time stage.
  */

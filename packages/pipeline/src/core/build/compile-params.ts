@@ -1,8 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { WebApplicationError } from '../http/errors.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../internal/exchange.js';
 import type { ParamMeta } from '../model/metadata.js';
-import type { ArgResolver } from './model.js';
+import type { ArgResolver } from '../internal/model.js';
 import type { ParamConverterProvider, ParamInfo, TypeToken } from '../context/providers.js';
 import { ContainerRequestContext } from '../context/request-context.js';
 import { ResourceInfo } from '../context/resource-info.js';
@@ -11,11 +11,11 @@ import { UriInfo } from '../context/uri-info.js';
 import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
 import { truncate, typeName } from '../util/type-name.js';
 import { Int } from '../../providers/type-tokens.js';
-import { contextFactory, registeredContextTypes } from './extensions.js';
+import { contextFactory, registeredContextTypes } from '../internal/extensions.js';
 import { ModelProblemError } from '../model/model-problems.js';
 import { HttpHeaders } from '../context/http-headers.js';
-import { FORM_PROPERTY, isFormPartType, noteFormField, type FormParts } from './form-fields.js';
-import { ParamConversionError, parameterField, type ConversionItem } from './param-conversion.js';
+import { FORM_PROPERTY, isFormPartType, noteFormField, type FormParts } from '../internal/form-fields.js';
+import { ParamConversionError, parameterField, type ConversionItem } from '../internal/param-conversion.js';
 
 type Convert = (raw: string) => unknown;
 
