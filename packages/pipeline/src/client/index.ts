@@ -42,5 +42,5 @@ export { FormWriter } from './body-providers.js';
 export { ClientMultipartFeature } from './multipart.js';
 export { EventStream, ServerSentEvent } from './events.js';
 export type { EventStreamOptions } from './events.js';
-export { EntityPart } from '../multipart/entity-part.js';
-export type { EntityPartOptions } from '../multipart/entity-part.js';
+export { EntityPart } from '../features/multipart/entity-part.js';
+export type { EntityPartOptions } from '../features/multipart/entity-part.js';

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import type { Body, Feature, FeatureContext, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/providers.js';
 import { parseMediaType, type MediaType } from '../core/http/media-type.js';
-import { EntityPart } from '../multipart/entity-part.js';
-import { MultipartWriter } from '../multipart/writer.js';
+import { EntityPart } from '../features/multipart/entity-part.js';
+import { MultipartWriter } from '../features/multipart/writer.js';
 import type { ClientWriterInterceptor, ClientWriterInterceptorContext } from './providers.js';
 
 const FORM_DATA = parseMediaType('multipart/form-data')!;

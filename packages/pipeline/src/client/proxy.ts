@@ -19,7 +19,7 @@ import { UriBuilder } from '../core/model/uri-builder.js';
 import { compileTemplate, joinPaths } from '../core/routing/path-template.js';
 import { typeName } from '../core/util/type-name.js';
 import { apiMeta } from '../features/openapi/decorators.js';
-import type { EntityPart } from '../multipart/entity-part.js';
+import type { EntityPart } from '../features/multipart/entity-part.js';
 import { call, type CallInput } from './invoke.js';
 import type { CallOptions } from './options.js';
 import { eachValue, textFor, type ToText } from './params.js';
