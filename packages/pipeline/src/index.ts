@@ -53,7 +53,7 @@ export type {
   WriteContext,
   WriterInterceptor,
   WriterInterceptorContext,
-} from './core/context/providers.js';
+} from './core/context/contracts.js';
 export { ContainerRequestContext } from './core/context/request-context.js';
 export { ResourceInfo } from './core/context/resource-info.js';
 export type { ServerOnly } from './core/context/server-only.js';
@@ -70,7 +70,7 @@ export type { ErrorFormat } from './core/internal/error-format.js';
 export { ANONYMOUS, SecurityContext } from './core/context/security-context.js';
 export type { Principal } from './core/context/security-context.js';
 export { UriInfo } from './core/context/uri-info.js';
-export { UriBuilder } from './core/model/uri-builder.js';
+export { UriBuilder } from './core/model/resource-paths.js';
 export { ModelValidationError } from './core/model/model-problems.js';
 export { EntityTag, evaluatePreconditions } from './core/http/entity-tag.js';
 export { Link, LinkBuilder } from './core/http/link.js';

@@ -30,7 +30,7 @@ export type {
   ClientWriterInterceptor,
   ClientWriterInterceptorContext,
   ResponseExceptionMapper,
-} from './providers.js';
+} from './contracts.js';
 export type { RetryOptions } from './retry.js';
 export { inProcess } from './in-process.js';
 export { AttemptSignal } from './transport.js';

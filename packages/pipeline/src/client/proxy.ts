@@ -9,13 +9,13 @@
 import 'reflect-metadata';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Constructor, ParamConverterProvider, ParamInfo, TypeToken } from '../core/context/providers.js';
+import type { Constructor, ParamConverterProvider, ParamInfo, TypeToken } from '../core/context/contracts.js';
 import { ResourceInfo, type NameBindingDecorator } from '../core/context/resource-info.js';
 import type { ServerOnly } from '../core/context/server-only.js';
 import { Response, ResponseBuilder } from '../core/http/response.js';
 import { beanFields } from '../core/model/bean-meta.js';
 import { effectiveResource, type MethodMeta, type ParamMeta } from '../core/model/metadata.js';
-import { UriBuilder } from '../core/model/uri-builder.js';
+import { UriBuilder } from '../core/model/resource-paths.js';
 import { compileTemplate, joinPaths } from '../core/routing/path-template.js';
 import { typeName } from '../core/util/type-name.js';
 import { apiMeta } from '../features/openapi/decorators.js';

@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
-import type { MessageBodyReader, ReadContext, TypeToken } from '../core/context/providers.js';
+import type { MessageBodyReader, ReadContext, TypeToken } from '../core/context/contracts.js';
 import type { MediaType } from '../core/http/media-type.js';
 import { mediaTypeKey } from '../core/internal/provider-cache.js';
 import { chooseProvider } from '../core/internal/provider-choice.js';
@@ -15,7 +15,7 @@ import { typeName } from '../core/util/type-name.js';
 import { responseTooLarge } from './body-providers.js';
 import { ClientErrorCode, ClientProcessingError } from './errors.js';
 import { clientErrorIn, transportFailure } from './failures.js';
-import type { ClientReaderInterceptor, ClientReaderInterceptorContext } from './providers.js';
+import type { ClientReaderInterceptor, ClientReaderInterceptorContext } from './contracts.js';
 import type { ClientProviders } from './registry.js';
 import type { ClientRequestContext } from './request-context.js';
 import type { ClientResponse } from './response.js';

@@ -13,7 +13,7 @@ import type {
   MessageBodyWriter,
   ParamConverterProvider,
   TypeToken,
-} from '../core/context/providers.js';
+} from '../core/context/contracts.js';
 import type { NameBindingDecorator } from '../core/context/resource-info.js';
 import { findClassMeta } from '../core/model/metadata.js';
 import { ascending, descending, has, type ProviderEntry } from '../core/model/provider-entry.js';
@@ -30,7 +30,7 @@ import type {
   ClientResponseFilter,
   ClientWriterInterceptor,
   ResponseExceptionMapper,
-} from './providers.js';
+} from './contracts.js';
 
 /** One registration: a provider class or instance, a Feature, and an explicit priority. */
 export interface ClientRegistration {

@@ -20,7 +20,7 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from '../core/context/providers.js';
+} from '../core/context/contracts.js';
 import { effectiveResource } from '../core/model/metadata.js';
 import { joinPaths } from '../core/routing/path-template.js';
 import { ReadCtx } from '../core/internal/readers.js';

@@ -12,7 +12,7 @@ import { DEFAULT_LIMITS } from '../core/internal/defaults.js';
 import { Exchange } from '../core/internal/exchange.js';
 import { fakeRequest } from '../core/server/inject.js';
 import { bodyProviders, splitBodyProviders, type PathEntry } from '../core/internal/model.js';
-import type { MessageBodyReader, MessageBodyWriter } from '../core/context/providers.js';
+import type { MessageBodyReader, MessageBodyWriter } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
 import { Router } from '../core/routing/router.js';
 import type { Runtime } from '../core/internal/runtime.js';

@@ -1,7 +1,7 @@
 import { beanFields } from '../model/bean-meta.js';
 import type { ParamMeta, ParamSource } from '../model/metadata.js';
 import { ModelProblemError, type ModelProblems } from '../model/model-problems.js';
-import type { Constructor, ParamConverterProvider, TypeToken } from '../context/providers.js';
+import type { Constructor, ParamConverterProvider, TypeToken } from '../context/contracts.js';
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { ArgResolver } from '../internal/model.js';
 import { compileParam } from './compile-params.js';

@@ -20,7 +20,7 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from '../context/providers.js';
+} from '../context/contracts.js';
 import { ResourceInfo } from '../context/resource-info.js';
 import { Router } from '../routing/router.js';
 

@@ -37,7 +37,7 @@ import type {
   ParamConverterProvider,
   TypeToken,
   WriterInterceptor,
-} from '../context/providers.js';
+} from '../context/contracts.js';
 import { nameOf } from '../util/type-name.js';
 import type { Router } from '../routing/router.js';
 

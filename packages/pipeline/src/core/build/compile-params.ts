@@ -3,7 +3,7 @@ import { WebApplicationError } from '../http/errors.js';
 import type { Exchange } from '../internal/exchange.js';
 import type { ParamMeta } from '../model/metadata.js';
 import type { ArgResolver } from '../internal/model.js';
-import type { ParamConverterProvider, ParamInfo, TypeToken } from '../context/providers.js';
+import type { ParamConverterProvider, ParamInfo, TypeToken } from '../context/contracts.js';
 import { ContainerRequestContext } from '../context/request-context.js';
 import { ResourceInfo } from '../context/resource-info.js';
 import { SecurityContext } from '../context/security-context.js';

@@ -8,7 +8,7 @@
 import { parseMediaType, type MediaType } from '../http/media-type.js';
 import { Response, ResponseBuilder } from '../http/response.js';
 import type { ModelProblems } from '../model/model-problems.js';
-import type { TypeToken } from '../context/providers.js';
+import type { TypeToken } from '../context/contracts.js';
 import { contextTypeOptions, requiredReaders, requiredWriters } from '../internal/extensions.js';
 import type { BodyProviders, RouteMethod } from '../internal/model.js';
 import { formFields } from '../internal/form-fields.js';

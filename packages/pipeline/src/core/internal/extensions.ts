@@ -6,7 +6,7 @@
  * Nothing here is consulted at request time on a route that does not use such a feature.
  */
 import type { ResourceInfo } from '../context/resource-info.js';
-import type { TypeToken } from '../context/providers.js';
+import type { TypeToken } from '../context/contracts.js';
 import type { Step } from '../util/thenable.js';
 import type { Response } from '../http/response.js';
 import type { Exchange } from './exchange.js';

@@ -4,7 +4,7 @@
  * OpenAPI document need from the parameter compiler, without importing it.
  */
 import type { ResourceInfo } from '../context/resource-info.js';
-import type { TypeToken } from '../context/providers.js';
+import type { TypeToken } from '../context/contracts.js';
 
 /** Request property under which the parsed form body is kept for `@FormParam`. */
 export const FORM_PROPERTY = 'jaxrs-node.form';

@@ -12,7 +12,7 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from '../context/providers.js';
+} from '../context/contracts.js';
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { Exchange } from './exchange.js';
 import type { WritePlan } from './writers.js';

@@ -9,7 +9,7 @@ import { NotSupportedError } from '../http/errors.js';
 import type { Exchange } from './exchange.js';
 import type { MediaType } from '../http/media-type.js';
 import type { BodyProviders } from './model.js';
-import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from '../context/providers.js';
+import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from '../context/contracts.js';
 import { mediaTypeKey } from './provider-cache.js';
 import { chooseProvider } from './provider-choice.js';
 import { nameOf } from '../util/type-name.js';

@@ -8,7 +8,7 @@ import { InternalServerError, NotAcceptableError } from '../http/errors.js';
 import type { Exchange } from './exchange.js';
 import { APPLICATION_OCTET_STREAM, mediaTypeString, parseMediaType, type MediaType } from '../http/media-type.js';
 import { negotiate } from '../http/negotiation.js';
-import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from '../context/providers.js';
+import type { Body, MessageBodyWriter, TypeToken, WriterInterceptor, WriterInterceptorContext } from '../context/contracts.js';
 import type { BodyProviders } from './model.js';
 import type { Response } from '../http/response.js';
 import { MAX_CACHED_TYPES, mediaTypeKey } from './provider-cache.js';

@@ -17,7 +17,7 @@ import { runClosingHooks } from '../internal/extensions.js';
 import { classMeta, discoveredProviders } from '../model/metadata.js';
 import { ModelProblems, type ModelProblem } from '../model/model-problems.js';
 import type { RouteMethod } from '../internal/model.js';
-import type { Constructor, TypeToken } from '../context/providers.js';
+import type { Constructor, TypeToken } from '../context/contracts.js';
 import type { ErrorBodyFactory, ErrorLogger, Runtime } from '../internal/runtime.js';
 import { ERROR_FORMATS, type ErrorFormat } from '../internal/error-format.js';
 

@@ -1,7 +1,7 @@
 import { InternalServerError, WebApplicationError } from '../http/errors.js';
 import type { Exchange } from '../internal/exchange.js';
 import type { MapperEntry } from '../internal/model.js';
-import type { Constructor } from '../context/providers.js';
+import type { Constructor } from '../context/contracts.js';
 import { Response } from '../http/response.js';
 import { isThenable } from '../util/thenable.js';
 import { isAbortReason } from '../context/request-context.js';

@@ -1,7 +1,7 @@
 import { BadRequestError } from '../http/errors.js';
 import type { Exchange } from '../internal/exchange.js';
 import type { EntityParam } from '../internal/model.js';
-import type { ReaderInterceptor } from '../context/providers.js';
+import type { ReaderInterceptor } from '../context/contracts.js';
 import { ReadCtx } from '../internal/readers.js';
 
 /**

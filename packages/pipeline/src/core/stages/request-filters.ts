@@ -1,4 +1,4 @@
-import type { ContainerRequestFilter } from '../context/providers.js';
+import type { ContainerRequestFilter } from '../context/contracts.js';
 import type { Exchange } from '../internal/exchange.js';
 import { isThenable, type Step } from '../util/thenable.js';
 import { nameOf } from '../util/type-name.js';

@@ -1,6 +1,6 @@
 import { channels } from '../internal/diagnostics.js';
 import { InternalServerError } from '../http/errors.js';
-import type { ContainerResponseFilter, WriterInterceptor } from '../context/providers.js';
+import type { ContainerResponseFilter, WriterInterceptor } from '../context/contracts.js';
 import type { Exchange } from '../internal/exchange.js';
 import { mapError } from './map-error.js';
 import { nameOf } from '../util/type-name.js';

@@ -1,7 +1,7 @@
 import type { Exchange } from '../internal/exchange.js';
-import type { WriterInterceptor } from '../context/providers.js';
+import type { WriterInterceptor } from '../context/contracts.js';
 import type { Response } from '../http/response.js';
-import type { TypeToken } from '../context/providers.js';
+import type { TypeToken } from '../context/contracts.js';
 import { isThenable, type Step } from '../util/thenable.js';
 import { send } from './send.js';
 import { appendVary } from '../http/vary.js';

@@ -3,7 +3,7 @@ import { createGunzip } from 'node:zlib';
 import { BadRequestError, NotSupportedError } from '../../core/http/errors.js';
 import { truncate } from '../../core/util/type-name.js';
 import { Priorities } from '../../core/util/priorities.js';
-import type { ReaderInterceptor, ReaderInterceptorContext } from '../../core/context/providers.js';
+import type { ReaderInterceptor, ReaderInterceptorContext } from '../../core/context/contracts.js';
 import { declaredLength } from '../../core/internal/readers.js';
 import { Priority } from '../../decorators/provider.js';
 import { tooLarge } from '../../providers/body-errors.js';

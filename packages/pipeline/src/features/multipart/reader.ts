@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { MediaType } from '../../core/http/media-type.js';
-import type { MessageBodyReader, ReadContext, TypeToken } from '../../core/context/providers.js';
+import type { MessageBodyReader, ReadContext, TypeToken } from '../../core/context/contracts.js';
 import { formFields } from '../../core/internal/form-fields.js';
 import { clientAborted } from '../../providers/body-errors.js';
 import { isSubtypeOf } from '../../providers/type-tokens.js';

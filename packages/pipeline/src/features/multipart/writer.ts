@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../../core/context/providers.js';
+import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../../core/context/contracts.js';
 import { mediaTypeString, type MediaType } from '../../core/http/media-type.js';
 import { Exchange } from '../../core/internal/exchange.js';
 import { selectWriter } from '../../core/internal/writers.js';

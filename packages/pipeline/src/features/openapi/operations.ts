@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { Constructor, FeatureContext } from '../../core/context/providers.js';
+import type { Constructor, FeatureContext } from '../../core/context/contracts.js';
 import type { NameBindingDecorator, ResourceInfo } from '../../core/context/resource-info.js';
 import { effectiveResource, type MethodMeta } from '../../core/model/metadata.js';
 import { Response, ResponseBuilder } from '../../core/http/response.js';

@@ -4,7 +4,7 @@
  * of one application writes and frames it once and every stream queues the same Buffer.
  */
 import { Buffer } from 'node:buffer';
-import type { Body, MessageBodyWriter, TypeToken } from '../../core/context/providers.js';
+import type { Body, MessageBodyWriter, TypeToken } from '../../core/context/contracts.js';
 import { InternalServerError } from '../../core/http/errors.js';
 import { APPLICATION_JSON, TEXT_PLAIN, type MediaType } from '../../core/http/media-type.js';
 import type { Response } from '../../core/http/response.js';

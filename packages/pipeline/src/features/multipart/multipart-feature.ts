@@ -1,4 +1,4 @@
-import type { Feature, FeatureContext } from '../../core/context/providers.js';
+import type { Feature, FeatureContext } from '../../core/context/contracts.js';
 import { requireReader, requireWriter } from '../../core/internal/extensions.js';
 import { resolveLimits, type MultipartLimits } from './limits.js';
 import { MultipartBody } from './multipart-body.js';
