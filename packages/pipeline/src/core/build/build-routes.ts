@@ -1,4 +1,5 @@
-import { compileValidator, validateEntityOrThrow } from '../../features/validation/index.js';
+import { compileValidator } from '../../features/validation/compile.js';
+import { validateEntityOrThrow } from '../../features/validation/validation-error.js';
 import { effectiveResource, type DeadlineSpec, type EffectiveResource, type MethodMeta } from '../model/metadata.js';
 import { parseMediaType, type MediaType } from '../http/media-type.js';
 import type { EntityParam, Locator, PathEntry, RouteMethod, SubResourceModel } from '../internal/model.js';
