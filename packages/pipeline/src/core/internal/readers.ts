@@ -1,7 +1,7 @@
 /**
  * The reader side of the entity providers: which MessageBodyReader reads a type as a media type
  * (cached per runtime, Jakarta REST 3.1 §4.2.1) and the reader interceptor chain around it
- * (§6.7), shared by the request-time read (read-entity.ts), the start-up checks and the testing entry.
+ * (§6.3), shared by the request-time read (read-entity.ts), the start-up checks and the testing entry.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';

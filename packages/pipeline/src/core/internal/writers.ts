@@ -1,7 +1,7 @@
 /**
  * The writer side of the entity providers: the entity's type, the media type to write it as
  * (Accept, `@Produces`, the writers' types), which MessageBodyWriter writes it (cached per runtime,
- * Jakarta REST 3.1 §4.2.2) and the writer interceptor chain around it (§6.7); shared by the
+ * Jakarta REST 3.1 §4.2.2) and the writer interceptor chain around it (§6.3); shared by the
  * request-time write (write-entity.ts), the start-up checks, multipart and the testing entry.
  */
 import { InternalServerError, NotAcceptableError } from '../http/errors.js';
@@ -19,7 +19,7 @@ import { appendVary } from '../http/vary.js';
 /** A writer decision: which writer, which media type, which Content-Type string. */
 export interface WritePlan {
   readonly type: TypeToken;
-  /** The request's raw Accept header the decision was made for (compared only when it matters, see {@link planFor}). */
+  /** The request's raw Accept header the decision was made for (compared only when it matters, see `planFor` in core/stages/write-entity.ts). */
   readonly accept: string | undefined;
   /** The route's negotiated `@Produces` type it was made with. */
   readonly produced: MediaType | undefined;
