@@ -1,18 +1,37 @@
 /**
  * @jaxrs-node/pipeline: a JAX-RS-style request pipeline on node:http.
- * The public surface, by name. Testing helpers live in `@jaxrs-node/pipeline/testing`.
+ * The public surface, by name (no `export *`): a name added here is a decision, recorded by
+ * test/unit/api-surface.test.ts. Testing helpers live in `@jaxrs-node/pipeline/testing`,
+ * multipart in `@jaxrs-node/pipeline/multipart`, the typed client in `@jaxrs-node/pipeline/client`.
  */
 import 'reflect-metadata';
 
 export { Application, defaultErrorBody } from './core/server/application.js';
 export type { ApplicationOptions, CloseResult } from './core/server/application.js';
 export type { RegistrationOptions } from './core/build/build.js';
-export { DEFAULT_LIMITS } from './core/stages/defaults.js';
-export type { PipelineLimits } from './core/stages/defaults.js';
-export { CHANNEL_NAMES } from './core/stages/diagnostics.js';
-export * from './core/http/errors.js';
+export { DEFAULT_LIMITS } from './core/internal/defaults.js';
+export type { PipelineLimits } from './core/internal/defaults.js';
+export { CHANNEL_NAMES } from './core/internal/diagnostics.js';
+export {
+  BadGatewayError,
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  GatewayTimeoutError,
+  InternalServerError,
+  NotAcceptableError,
+  NotAllowedError,
+  NotAuthorizedError,
+  NotFoundError,
+  NotSupportedError,
+  PayloadTooLargeError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
+  UnprocessableEntityError,
+  WebApplicationError,
+} from './core/http/errors.js';
+export type { WebApplicationErrorOptions } from './core/http/errors.js';
 export type { InjectRequest, InjectResponse } from './core/server/inject.js';
-export { injectRequest } from './core/server/inject.js';
 export {
   APPLICATION_FORM_URLENCODED,
   APPLICATION_JSON,
@@ -27,7 +46,7 @@ export {
 } from './core/http/media-type.js';
 export { isCompatible, negotiate } from './core/http/negotiation.js';
 export type { MediaType } from './core/http/media-type.js';
-export { HttpHeaders } from './core/stages/params.js';
+export { HttpHeaders } from './core/context/http-headers.js';
 export { DEFAULT_PRIORITY, Priorities } from './core/util/priorities.js';
 export type {
   Body,
@@ -53,7 +72,7 @@ export type {
   WriteContext,
   WriterInterceptor,
   WriterInterceptorContext,
-} from './core/context/providers.js';
+} from './core/context/contracts.js';
 export { ContainerRequestContext } from './core/context/request-context.js';
 export { ResourceInfo } from './core/context/resource-info.js';
 export type { ServerOnly } from './core/context/server-only.js';
@@ -64,13 +83,13 @@ export { CacheControl } from './core/http/cache-control.js';
 export type { CacheControlOptions } from './core/http/cache-control.js';
 export { NewCookie } from './core/http/new-cookie.js';
 export type { NewCookieOptions, SameSite } from './core/http/new-cookie.js';
-export type { ErrorBodyFactory, ErrorLogger } from './core/stages/runtime.js';
-export { APPLICATION_PROBLEM_JSON, prefersProblemDetails, problemDetailsErrorBody } from './core/stages/error-format.js';
-export type { ErrorFormat } from './core/stages/error-format.js';
+export type { ErrorBodyFactory, ErrorLogger } from './core/internal/runtime.js';
+export { APPLICATION_PROBLEM_JSON, prefersProblemDetails, problemDetailsErrorBody } from './core/internal/error-format.js';
+export type { ErrorFormat } from './core/internal/error-format.js';
 export { ANONYMOUS, SecurityContext } from './core/context/security-context.js';
 export type { Principal } from './core/context/security-context.js';
 export { UriInfo } from './core/context/uri-info.js';
-export { UriBuilder } from './core/model/uri-builder.js';
+export { UriBuilder } from './core/model/resource-paths.js';
 export { ModelValidationError } from './core/model/model-problems.js';
 export { EntityTag, evaluatePreconditions } from './core/http/entity-tag.js';
 export { Link, LinkBuilder } from './core/http/link.js';
@@ -101,14 +120,99 @@ export {
   Deadline,
 } from './decorators/resource.js';
 
-export * from './providers/index.js';
-export * from './features/validation/index.js';
-export * from './features/security/index.js';
-export * from './features/gzip/index.js';
-export * from './features/cors/index.js';
-export * from './features/etag/index.js';
-export * from './features/openapi/index.js';
-export * from './features/sse/index.js';
+// Entity providers (readers and writers) and the helpers custom ones use.
+export {
+  BodyErrorCode,
+  BytesReader,
+  BytesWriter,
+  collectBody,
+  DEFAULT_MAX_FORM_FIELDS,
+  DEFAULT_MAX_JSON_DEPTH,
+  FormReader,
+  Int,
+  IterableWriter,
+  JsonOptions,
+  JsonReader,
+  JsonWriter,
+  readBody,
+  StreamReader,
+  StreamWriter,
+  TextReader,
+  TextWriter,
+} from './providers/index.js';
+export type { BodyProvider, FormRecord, JsonReplacer } from './providers/index.js';
+
+// Features: one folder each (src/features/<name>/index.ts).
+export {
+  compileValidator,
+  defineConstraint,
+  Email,
+  IsInt,
+  MAX_VALIDATION_DEPTH,
+  MAX_VIOLATIONS,
+  Max,
+  Min,
+  NotBlank,
+  NotNull,
+  Pattern,
+  Size,
+  Valid,
+  ValidationError,
+} from './features/validation/index.js';
+export type {
+  BoundOptions,
+  ConstraintDecorator,
+  ConstraintFactory,
+  ConstraintOptions,
+  ConstraintSpec,
+  SizeOptions,
+  Validator,
+  Violation,
+} from './features/validation/index.js';
+export { DenyAll, DenyAllFilter, PermitAll, RolesAllowed, RolesAllowedFeature, RolesAllowedFilter } from './features/security/index.js';
+export type { Challenge, RolesAllowedFeatureOptions } from './features/security/index.js';
+export { GzipErrorCode, GzipFeature, GzipReaderInterceptor, GzipTagFilter, GzipWriterInterceptor } from './features/gzip/index.js';
+export type { GzipFeatureOptions, GzipReaderOptions, GzipWriterOptions } from './features/gzip/index.js';
+export { CorsFilter } from './features/cors/index.js';
+export type { CorsOptions } from './features/cors/index.js';
+export { ETagFeature } from './features/etag/index.js';
+export type { ETagFeatureOptions } from './features/etag/index.js';
+export {
+  ApiHidden,
+  ApiOperation,
+  ApiResponse,
+  ApiSchema,
+  ApiTags,
+  ArrayOf,
+  buildOpenApi,
+  OPENAPI_VERSION,
+  OpenApiFeature,
+} from './features/openapi/index.js';
+export type {
+  ApiHeader,
+  ApiOperationOptions,
+  ApiRequestBodyOptions,
+  ApiResponseOptions,
+  FilterDoc,
+  JsonSchema,
+  OpenApiDocument,
+  OpenApiOptions,
+  OperationDoc,
+  SecurityRule,
+} from './features/openapi/index.js';
+export {
+  DEFAULT_SSE_OPTIONS,
+  EventLog,
+  LastEventId,
+  OutboundSseEvent,
+  OutboundSseEventBuilder,
+  Sse,
+  SseBroadcaster,
+  SseClosedError,
+  SseEventSink,
+  SseFeature,
+} from './features/sse/index.js';
+export type { EventLogOptions, ResolvedSseOptions, SseCloseReason, SseOptions } from './features/sse/index.js';
 export { reusePortSupported, serveOnCores } from './core/server/workers.js';
 export type {
   ApplicationFactory,

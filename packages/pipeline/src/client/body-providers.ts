@@ -4,7 +4,7 @@
  * reader so that an untyped read of an unknown media type still gives the bytes.
  */
 import { Readable, Transform, pipeline, type TransformCallback } from 'node:stream';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken } from '../core/context/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken } from '../core/context/contracts.js';
 import type { MediaType } from '../core/http/media-type.js';
 import { readBody } from '../providers/read-body.js';
 import { BODY_STAGE_HIGH_WATER_MARK } from '../providers/stream.js';

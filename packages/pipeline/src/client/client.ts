@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Constructor } from '../core/context/providers.js';
+import type { Constructor } from '../core/context/contracts.js';
 import { EventStream, type EventStreamOptions } from './events.js';
 import type { CallOptions, ClientOptions, PropagationRule } from './options.js';
 import { planContract, proxyOf, type Contract, type ContractClient, type MethodPlan, type ResponseContractClient } from './proxy.js';

@@ -8,7 +8,7 @@
  */
 import { Readable } from 'node:stream';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
-import type { ReadContext, TypeToken } from '../core/context/providers.js';
+import type { ReadContext, TypeToken } from '../core/context/contracts.js';
 import { parseMediaType } from '../core/http/media-type.js';
 import { ClientErrorCode, ClientProcessingError } from './errors.js';
 import { EventStreamParser, type ParsedEvent } from './event-parser.js';

@@ -7,7 +7,7 @@
 import { pipeline } from 'node:stream';
 import { promisify } from 'node:util';
 import { createGzip, gzip, type ZlibOptions } from 'node:zlib';
-import type { Feature, FeatureContext } from '../core/context/providers.js';
+import type { Feature, FeatureContext } from '../core/context/contracts.js';
 import { Priorities } from '../core/util/priorities.js';
 import { Priority } from '../decorators/provider.js';
 import { gunzipBody } from '../features/gzip/gzip-reader-interceptor.js';
@@ -17,7 +17,7 @@ import type {
   ClientRequestFilter,
   ClientWriterInterceptor,
   ClientWriterInterceptorContext,
-} from './providers.js';
+} from './contracts.js';
 import type { ClientRequestContext } from './request-context.js';
 
 const gzipAsync = promisify(gzip);

@@ -30,7 +30,7 @@ export type {
   ClientWriterInterceptor,
   ClientWriterInterceptorContext,
   ResponseExceptionMapper,
-} from './providers.js';
+} from './contracts.js';
 export type { RetryOptions } from './retry.js';
 export { inProcess } from './in-process.js';
 export { AttemptSignal } from './transport.js';
@@ -42,5 +42,5 @@ export { FormWriter } from './body-providers.js';
 export { ClientMultipartFeature } from './multipart.js';
 export { EventStream, ServerSentEvent } from './events.js';
 export type { EventStreamOptions } from './events.js';
-export { EntityPart } from '../multipart/entity-part.js';
-export type { EntityPartOptions } from '../multipart/entity-part.js';
+export { EntityPart } from '../features/multipart/entity-part.js';
+export type { EntityPartOptions } from '../features/multipart/entity-part.js';

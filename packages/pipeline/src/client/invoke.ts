@@ -5,7 +5,7 @@
  * the caller does with the response (read the entity, map an error status) while the call's
  * deadline and signal still apply. Failures without a response go through the failure mappers.
  */
-import type { TypeToken } from '../core/context/providers.js';
+import type { TypeToken } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
 import type { ResourceInfo } from '../core/context/resource-info.js';
 import { isThenable } from '../core/util/thenable.js';

@@ -4,11 +4,11 @@
  * `MultipartWriter`, streamed part by part. Only the writer side is loaded (it needs no busboy).
  */
 import { randomBytes } from 'node:crypto';
-import type { Body, Feature, FeatureContext, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/providers.js';
+import type { Body, Feature, FeatureContext, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/contracts.js';
 import { parseMediaType, type MediaType } from '../core/http/media-type.js';
-import { EntityPart } from '../multipart/entity-part.js';
-import { MultipartWriter } from '../multipart/writer.js';
-import type { ClientWriterInterceptor, ClientWriterInterceptorContext } from './providers.js';
+import { EntityPart } from '../features/multipart/entity-part.js';
+import { MultipartWriter } from '../features/multipart/writer.js';
+import type { ClientWriterInterceptor, ClientWriterInterceptorContext } from './contracts.js';
 
 const FORM_DATA = parseMediaType('multipart/form-data')!;
 

@@ -1,5 +1,5 @@
 import type { Dispatcher } from 'undici';
-import type { Constructor } from '../core/context/providers.js';
+import type { Constructor } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
 import type { Application } from '../core/server/application.js';
 import { inProcess } from './in-process.js';

@@ -4,7 +4,7 @@
  * they are, numbers, bigints and booleans via `String`, dates as ISO 8601, and objects with their
  * own `toString()`. Anything else has no text form and is refused, naming the parameter.
  */
-import type { ParamConverterProvider, ParamInfo, TypeToken } from '../core/context/providers.js';
+import type { ParamConverterProvider, ParamInfo, TypeToken } from '../core/context/contracts.js';
 import { typeName } from '../core/util/type-name.js';
 
 /** Turns one value into text. */

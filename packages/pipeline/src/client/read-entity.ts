@@ -1,21 +1,21 @@
 /**
  * Reading a response entity on the client: reader interceptors (ascending) around the
  * MessageBodyReader chosen by the asked type and the response's media type, exactly as the server
- * chooses readers for request bodies (src/core/stages/read-entity.ts, provider-choice.ts), with the
+ * chooses readers for request bodies (src/core/internal/readers.ts, provider-choice.ts), with the
  * choice cached per client. Readers get the client's `maxResponseBytes` as their limit.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
-import type { MessageBodyReader, ReadContext, TypeToken } from '../core/context/providers.js';
+import type { MessageBodyReader, ReadContext, TypeToken } from '../core/context/contracts.js';
 import type { MediaType } from '../core/http/media-type.js';
-import { mediaTypeKey } from '../core/stages/provider-cache.js';
-import { chooseProvider } from '../core/stages/provider-choice.js';
+import { mediaTypeKey } from '../core/internal/provider-cache.js';
+import { chooseProvider } from '../core/internal/provider-choice.js';
 import { typeName } from '../core/util/type-name.js';
 import { responseTooLarge } from './body-providers.js';
 import { ClientErrorCode, ClientProcessingError } from './errors.js';
 import { clientErrorIn, transportFailure } from './failures.js';
-import type { ClientReaderInterceptor, ClientReaderInterceptorContext } from './providers.js';
+import type { ClientReaderInterceptor, ClientReaderInterceptorContext } from './contracts.js';
 import type { ClientProviders } from './registry.js';
 import type { ClientRequestContext } from './request-context.js';
 import type { ClientResponse } from './response.js';

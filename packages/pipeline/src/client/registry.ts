@@ -13,11 +13,11 @@ import type {
   MessageBodyWriter,
   ParamConverterProvider,
   TypeToken,
-} from '../core/context/providers.js';
+} from '../core/context/contracts.js';
 import type { NameBindingDecorator } from '../core/context/resource-info.js';
 import { findClassMeta } from '../core/model/metadata.js';
 import { ascending, descending, has, type ProviderEntry } from '../core/model/provider-entry.js';
-import { ProviderCache } from '../core/stages/provider-cache.js';
+import { ProviderCache } from '../core/internal/provider-cache.js';
 import { DEFAULT_PRIORITY } from '../core/util/priorities.js';
 import { typeName } from '../core/util/type-name.js';
 import { defaultProviders } from '../providers/index.js';
@@ -30,7 +30,7 @@ import type {
   ClientResponseFilter,
   ClientWriterInterceptor,
   ResponseExceptionMapper,
-} from './providers.js';
+} from './contracts.js';
 
 /** One registration: a provider class or instance, a Feature, and an explicit priority. */
 export interface ClientRegistration {

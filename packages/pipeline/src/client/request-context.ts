@@ -1,4 +1,4 @@
-import type { TypeToken } from '../core/context/providers.js';
+import type { TypeToken } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
 import type { ResourceInfo } from '../core/context/resource-info.js';
 import { headerName } from '../core/http/header-name.js';

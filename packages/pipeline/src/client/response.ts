@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
-import type { TypeToken } from '../core/context/providers.js';
+import type { TypeToken } from '../core/context/contracts.js';
 import { headerName } from '../core/http/header-name.js';
 import { parseMediaType, type MediaType } from '../core/http/media-type.js';
 import type { Response } from '../core/http/response.js';

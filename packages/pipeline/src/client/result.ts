@@ -4,7 +4,7 @@
  * over becomes a {@link ClientResponseError}; otherwise the entity is read as the asked type.
  */
 import { isUtf8 } from 'node:buffer';
-import type { TypeToken } from '../core/context/providers.js';
+import type { TypeToken } from '../core/context/contracts.js';
 import { ClientResponseError } from './errors.js';
 import type { ClientChains } from './registry.js';
 import type { ClientResponse } from './response.js';

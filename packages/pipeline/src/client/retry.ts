@@ -7,7 +7,7 @@
  * backoff with full jitter; a wait longer than `maxDelay` ends the retries instead.
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import type { Body } from '../core/context/providers.js';
+import type { Body } from '../core/context/contracts.js';
 import { ClientErrorCode, ClientProcessingError } from './errors.js';
 import type { ClientHeaders } from './request-context.js';
 

@@ -1,4 +1,4 @@
-import type { Constructor } from '../core/context/providers.js';
+import type { Constructor } from '../core/context/contracts.js';
 import type { ClientCore } from './invoke.js';
 import { resolveBaseUrl, resolvePolicy, resolveTransport, type ClientOptions, type ClientPolicy, type PropagationRule } from './options.js';
 import { ClientProviders, type ClientRegistration } from './registry.js';

@@ -3,10 +3,10 @@
  * (immutable: each method returns a new one), `request()` an {@link InvocationBuilder} that sets
  * headers and sends.
  */
-import type { TypeToken } from '../core/context/providers.js';
+import type { TypeToken } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
 import { headerName } from '../core/http/header-name.js';
-import { UriBuilder } from '../core/model/uri-builder.js';
+import { UriBuilder } from '../core/model/resource-paths.js';
 import { call } from './invoke.js';
 import type { CallOptions } from './options.js';
 import { eachValue, paramText } from './params.js';

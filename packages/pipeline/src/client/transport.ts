@@ -7,7 +7,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { Body } from '../core/context/providers.js';
+import type { Body } from '../core/context/contracts.js';
 import { isStreamEntity } from '../providers/type-tokens.js';
 import type { ClientHeaders } from './request-context.js';
 

@@ -1,18 +1,18 @@
 /**
  * Writing the request entity on the client: writer interceptors (ascending) around the
  * MessageBodyWriter chosen AFTER them from the type and media type they leave, as on the server
- * (src/core/stages/write-entity.ts). The media type is the request's `Content-Type`, else the
+ * (src/core/internal/writers.ts). The media type is the request's `Content-Type`, else the
  * contract method's `@Consumes`, else the first type the writers declare for the entity.
  */
 import type { ContainerRequestContext } from '../core/context/request-context.js';
-import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/providers.js';
+import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/contracts.js';
 import type { Response } from '../core/http/response.js';
 import { mediaTypeString, parseMediaType, type MediaType } from '../core/http/media-type.js';
-import { mediaTypeKey } from '../core/stages/provider-cache.js';
-import { chooseProvider } from '../core/stages/provider-choice.js';
+import { mediaTypeKey } from '../core/internal/provider-cache.js';
+import { chooseProvider } from '../core/internal/provider-choice.js';
 import { typeName } from '../core/util/type-name.js';
 import { ClientErrorCode, ClientProcessingError } from './errors.js';
-import type { ClientWriterInterceptor, ClientWriterInterceptorContext } from './providers.js';
+import type { ClientWriterInterceptor, ClientWriterInterceptorContext } from './contracts.js';
 import type { ClientChains, ClientProviders } from './registry.js';
 import type { ClientHeaders, ClientRequestContext } from './request-context.js';
 

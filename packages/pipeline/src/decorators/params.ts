@@ -1,6 +1,6 @@
 import { paramMeta, type ParamMeta, type ParamSource } from '../core/model/metadata.js';
 import { fieldParamMeta } from '../core/model/bean-meta.js';
-import type { Constructor, TypeToken } from '../core/context/providers.js';
+import type { Constructor, TypeToken } from '../core/context/contracts.js';
 
 /** Options shared by the parameter decorators. */
 export interface ParamOptions {

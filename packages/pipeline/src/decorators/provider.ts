@@ -1,5 +1,5 @@
 import { classMeta, markDiscovered } from '../core/model/metadata.js';
-import type { Constructor, TypeToken } from '../core/context/providers.js';
+import type { Constructor, TypeToken } from '../core/context/contracts.js';
 
 /** Marks a class as a provider, discoverable with `new Application({ discoverProviders: true })`. */
 export function Provider(): ClassDecorator {

@@ -1,6 +1,6 @@
 import type { Readable } from 'node:stream';
 import type { MediaType } from '../core/http/media-type.js';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/context/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/context/contracts.js';
 import { readBody } from './read-body.js';
 import { isBinaryType, isSubtypeOf } from './type-tokens.js';
 

@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import type { Body } from '../core/context/providers.js';
+import type { Body } from '../core/context/contracts.js';
 
 /**
  * Collects a body as a writer or a writer interceptor produced it (a string, bytes or a stream)

@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream';
 import { PayloadTooLargeError } from '../core/http/errors.js';
 import type { MediaType } from '../core/http/media-type.js';
-import type { MessageBodyReader, ReadContext, TypeToken } from '../core/context/providers.js';
+import type { MessageBodyReader, ReadContext, TypeToken } from '../core/context/contracts.js';
 import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { readBody } from './read-body.js';
 import { charsetOf, encodingOf, isSubtypeOf } from './type-tokens.js';

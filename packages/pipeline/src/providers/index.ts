@@ -1,4 +1,4 @@
-import type { MessageBodyReader, MessageBodyWriter, TypeToken } from '../core/context/providers.js';
+import type { MessageBodyReader, MessageBodyWriter, TypeToken } from '../core/context/contracts.js';
 import { BytesReader, BytesWriter } from './bytes.js';
 import { FormReader } from './form.js';
 import { IterableWriter } from './iterable.js';

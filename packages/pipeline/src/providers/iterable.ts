@@ -7,7 +7,7 @@ import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { ReadableStream } from 'node:stream/web';
 import type { MediaType } from '../core/http/media-type.js';
-import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/providers.js';
+import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/contracts.js';
 import { isThenable } from '../core/util/thenable.js';
 import { eventStreamData } from './event-stream.js';
 import { replacerFor, type JsonOptions } from './json-options.js';

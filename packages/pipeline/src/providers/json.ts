@@ -2,7 +2,7 @@ import { isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { BadRequestError } from '../core/http/errors.js';
 import type { MediaType } from '../core/http/media-type.js';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/context/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/context/contracts.js';
 import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { exceedsDepth, findUnsafeJson } from './json-safety.js';
 import { JsonOptions, replacerFor } from './json-options.js';

@@ -1,6 +1,6 @@
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import type { MediaType } from '../core/http/media-type.js';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/context/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/context/contracts.js';
 import { clientAborted, lengthMismatch, streamError, tooLarge } from './body-errors.js';
 import { toBuffer } from './read-body.js';
 import { isStreamEntity, isStreamType, isSubtypeOf } from './type-tokens.js';

@@ -2,7 +2,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import type { Readable } from 'node:stream';
 import { BadRequestError } from '../core/http/errors.js';
 import type { MediaType } from '../core/http/media-type.js';
-import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/context/providers.js';
+import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken, WriteContext } from '../core/context/contracts.js';
 import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { readBody } from './read-body.js';
 import { charsetOf, encodingOf, isScalarType } from './type-tokens.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { MediaType } from '../core/http/media-type.js';
-import type { TypeToken } from '../core/context/providers.js';
+import type { TypeToken } from '../core/context/contracts.js';
 
 /**
  * The integer type token (Java's `int`/`long` for parameters): `@QueryParam('page', { type: Int })

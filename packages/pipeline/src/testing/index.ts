@@ -20,14 +20,14 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from '../core/context/providers.js';
+} from '../core/context/contracts.js';
 import { effectiveResource } from '../core/model/metadata.js';
 import { joinPaths } from '../core/routing/path-template.js';
-import { ReadCtx } from '../core/stages/read-entity.js';
+import { ReadCtx } from '../core/internal/readers.js';
 import { ResourceInfo } from '../core/context/resource-info.js';
 import { type ContainerRequestContext, Phase } from '../core/context/request-context.js';
 import { Response } from '../core/http/response.js';
-import { responseMediaType, typeOf, WriteCtx } from '../core/stages/write-entity.js';
+import { responseMediaType, typeOf, WriteCtx } from '../core/internal/writers.js';
 import { collectBody as collectBounded } from '../providers/collect-body.js';
 import { asExchange, BUILTIN_WRITERS, createExchange, useWriters } from './test-exchange.js';
 

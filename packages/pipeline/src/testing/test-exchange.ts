@@ -1,6 +1,6 @@
 /**
  * The request objects behind `@jaxrs-node/pipeline/testing`. The core's reader and writer
- * contexts (read-entity.ts, write-entity.ts) take the pipeline's {@link Exchange} and find the
+ * contexts (core/internal/readers.ts, writers.ts) take the pipeline's {@link Exchange} and find the
  * readers, writers and limits on its runtime: building a real Exchange over a small runtime lets
  * the testing helpers run that code itself instead of a copy of it.
  */
@@ -8,14 +8,14 @@ import type { ServerResponse } from 'node:http';
 import { type Readable, Writable } from 'node:stream';
 import { container as rootContainer } from 'tsyringe';
 import { defaultErrorBody } from '../core/server/application.js';
-import { DEFAULT_LIMITS } from '../core/stages/defaults.js';
-import { Exchange } from '../core/stages/exchange.js';
+import { DEFAULT_LIMITS } from '../core/internal/defaults.js';
+import { Exchange } from '../core/internal/exchange.js';
 import { fakeRequest } from '../core/server/inject.js';
-import { bodyProviders, splitBodyProviders, type PathEntry } from '../core/stages/model.js';
-import type { MessageBodyReader, MessageBodyWriter } from '../core/context/providers.js';
+import { bodyProviders, splitBodyProviders, type PathEntry } from '../core/internal/model.js';
+import type { MessageBodyReader, MessageBodyWriter } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
 import { Router } from '../core/routing/router.js';
-import type { Runtime } from '../core/stages/runtime.js';
+import type { Runtime } from '../core/internal/runtime.js';
 import { defaultProviders } from '../providers/index.js';
 
 // The built-in providers as an Application without ContextResolvers gets them, in the same order.

@@ -11,7 +11,7 @@ import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { Application, Consumes, Path, POST } from '../../src/index.js';
 import { ClientEntity, ClientMultipartFeature, createClient, EntityPart } from '../../src/client/index.js';
-import { MultipartBody, MultipartFeature } from '../../src/multipart/index.js';
+import { MultipartBody, MultipartFeature } from '../../src/features/multipart/index.js';
 import { CLIENT_TRANSPORTS, serveForClients } from '../helpers/client-transports.js';
 import { deferred, type Deferred } from '../helpers/deferred.js';
 

@@ -2,7 +2,7 @@
 // the node:http server (or the body readers) and does what it says; nonsense is refused at start-up.
 import { afterEach, describe, expect, it } from 'vitest';
 import { Application, DEFAULT_LIMITS, GET, Path, POST, type PipelineLimits } from '../../src/index.js';
-import { resolveLimits } from '../../src/core/stages/defaults.js';
+import { resolveLimits } from '../../src/core/internal/defaults.js';
 import { deferred } from '../helpers/deferred.js';
 import { rawConnect } from '../helpers/raw-socket.js';
 import { start, TRANSPORTS } from '../helpers/transports.js';

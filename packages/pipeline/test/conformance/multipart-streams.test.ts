@@ -19,7 +19,7 @@ import {
   Produces,
   type TypeToken,
 } from '../../src/index.js';
-import { EntityPart, MultipartBody, MultipartFeature, readMultipart } from '../../src/multipart/index.js';
+import { EntityPart, MultipartBody, MultipartFeature, readMultipart } from '../../src/features/multipart/index.js';
 import { deferred, type Deferred } from '../helpers/deferred.js';
 import { BOUNDARY, bytes, fieldPart, filePart, multipart, MULTIPART_TYPE } from '../helpers/multipart-bodies.js';
 import { rawConnect, splitResponse } from '../helpers/raw-socket.js';

@@ -21,7 +21,7 @@ import {
   type ReaderInterceptor,
   type ReaderInterceptorContext,
 } from '../../src/index.js';
-import { EntityPart, MultipartBody, MultipartFeature, MultipartForm } from '../../src/multipart/index.js';
+import { EntityPart, MultipartBody, MultipartFeature, MultipartForm } from '../../src/features/multipart/index.js';
 import { BOUNDARY, bytes, fieldPart, filePart, multipart, MULTIPART_TYPE, type Part } from '../helpers/multipart-bodies.js';
 import { serveForSuite, TRANSPORTS, type Send } from '../helpers/transports.js';
 

@@ -39,7 +39,7 @@ import {
   type OpenApiDocument,
   type OpenApiOptions,
 } from '../../src/index.js';
-import { EntityPart, MultipartFeature } from '../../src/multipart/index.js';
+import { EntityPart, MultipartFeature } from '../../src/features/multipart/index.js';
 import { openApiProblems } from '../helpers/openapi-schema.js';
 import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 

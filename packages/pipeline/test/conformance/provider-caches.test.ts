@@ -20,8 +20,8 @@ import {
   type TypeToken,
   type WriteContext,
 } from '../../src/index.js';
-import type { Exchange } from '../../src/core/stages/exchange.js';
-import { MAX_CACHED_KEY_LENGTH, MAX_CACHED_MEDIA_TYPES } from '../../src/core/stages/provider-cache.js';
+import type { Exchange } from '../../src/core/internal/exchange.js';
+import { MAX_CACHED_KEY_LENGTH, MAX_CACHED_MEDIA_TYPES } from '../../src/core/internal/provider-cache.js';
 import { start, TRANSPORTS, type Send, type TestRequest, type TestResponse, type Transport } from '../helpers/transports.js';
 
 const WIDGET = 'application/vnd.widget+json';

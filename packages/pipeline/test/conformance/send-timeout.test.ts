@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Application, GET, Path, Produces } from '../../src/index.js';
-import { DEFAULT_LIMITS } from '../../src/core/stages/defaults.js';
+import { DEFAULT_LIMITS } from '../../src/core/internal/defaults.js';
 
 const CHUNK = 'y'.repeat(1024);
 let produced = 0;

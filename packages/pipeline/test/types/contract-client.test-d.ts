@@ -33,7 +33,7 @@ import {
   type ContractClient,
   type ResponseContractClient,
 } from '../../src/client/index.js';
-import type { MultipartBody } from '../../src/multipart/index.js';
+import type { MultipartBody } from '../../src/features/multipart/index.js';
 
 /** `true` when `A` and `B` are the same type. */
 type Equal<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;

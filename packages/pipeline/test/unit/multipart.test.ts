@@ -15,7 +15,7 @@ import {
   MultipartFeature,
   readMultipart,
   safeFilename,
-} from '../../src/multipart/index.js';
+} from '../../src/features/multipart/index.js';
 import { BOUNDARY, bytes, fieldPart, filePart, multipart, MULTIPART_TYPE, type Part } from '../helpers/multipart-bodies.js';
 
 /** `body` delivered in slices of `size` bytes. */

@@ -6,9 +6,9 @@ import {
   MAX_CACHED_TYPES,
   mediaTypeKey,
   ProviderCache,
-} from '../../src/core/stages/provider-cache.js';
+} from '../../src/core/internal/provider-cache.js';
 import { Response } from '../../src/core/http/response.js';
-import { typeOf } from '../../src/core/stages/write-entity.js';
+import { typeOf } from '../../src/core/internal/writers.js';
 import { isStreamType } from '../../src/providers/type-tokens.js';
 
 const mt = (s: string): MediaType => parseMediaType(s)!;

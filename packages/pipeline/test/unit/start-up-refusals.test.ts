@@ -31,7 +31,7 @@ import {
   type ModelProblemCode,
   ModelValidationError,
 } from '../../src/index.js';
-import { EntityPart, MultipartBody, MultipartFeature, MultipartReader, MultipartWriter } from '../../src/multipart/index.js';
+import { EntityPart, MultipartBody, MultipartFeature, MultipartReader, MultipartWriter } from '../../src/features/multipart/index.js';
 import type { UriInfo as TypeOnlyUriInfo } from '../../src/index.js';
 import { fieldPart, filePart, multipart, BOUNDARY } from '../helpers/multipart-bodies.js';
 import { sseConnect } from '../helpers/sse-client.js';

@@ -4,10 +4,10 @@
 // (class, status, code, message) when none fits.
 import diagnostics_channel from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { defaultProviders } from '../../src/providers/index.js';
 import {
   Application,
   CHANNEL_NAMES,
-  defaultProviders,
   Entity,
   GET,
   InternalServerError,

@@ -1,11 +1,12 @@
-import { compileValidator, validateEntityOrThrow } from '../../features/validation/index.js';
+import { compileValidator } from '../../features/validation/compile.js';
+import { validateEntityOrThrow } from '../../features/validation/validation-error.js';
 import { effectiveResource, type DeadlineSpec, type EffectiveResource, type MethodMeta } from '../model/metadata.js';
 import { parseMediaType, type MediaType } from '../http/media-type.js';
-import type { EntityParam, Locator, PathEntry, RouteMethod, SubResourceModel } from '../stages/model.js';
+import type { EntityParam, Locator, PathEntry, RouteMethod, SubResourceModel } from '../internal/model.js';
 import { ModelProblemError, ModelProblems } from '../model/model-problems.js';
 import type { NameBindingDecorator } from '../context/resource-info.js';
-import { compileParam } from '../stages/params.js';
-import { compileBeanParam, type BeanScope } from '../stages/bean-params.js';
+import { compileParam } from './compile-params.js';
+import { compileBeanParam, type BeanScope } from './bean-params.js';
 import { compileArgumentsValidator, type ArgumentShape } from '../../features/validation/arguments.js';
 import { compilePath, compileTemplate, joinPaths } from '../routing/path-template.js';
 import { descending, instances, withMethod, type ProviderEntry, type RegistrationOptions } from '../model/provider-entry.js';
@@ -20,7 +21,7 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from '../context/providers.js';
+} from '../context/contracts.js';
 import { ResourceInfo } from '../context/resource-info.js';
 import { Router } from '../routing/router.js';
 

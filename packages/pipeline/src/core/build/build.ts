@@ -11,7 +11,7 @@ import {
   type MapperEntry,
   type PathEntry,
   type RouteMethod,
-} from '../stages/model.js';
+} from '../internal/model.js';
 import { DEFAULT_PRIORITY } from '../util/priorities.js';
 import {
   ascending,
@@ -37,8 +37,8 @@ import type {
   ParamConverterProvider,
   TypeToken,
   WriterInterceptor,
-} from '../context/providers.js';
-import { nameOf } from '../stages/request-filters.js';
+} from '../context/contracts.js';
+import { nameOf } from '../util/type-name.js';
 import type { Router } from '../routing/router.js';
 
 export type { RegistrationOptions } from '../model/provider-entry.js';

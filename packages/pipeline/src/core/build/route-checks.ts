@@ -1,19 +1,19 @@
 /**
  * Start-up checks of resource methods against the registered readers and writers: a method the
  * request path could only fail (a 415 to a correct client, a 500 once the method ran) is refused
- * by `build()` instead. They ask the same lookups the request path uses (read-entity.ts
- * `readerFor`, write-entity.ts `writerFor`), so a provider registered later, by any means
+ * by `build()` instead. They ask the same lookups the request path uses (core/internal/readers.ts
+ * `readerFor`, writers.ts `writerFor`), so a provider registered later, by any means
  * (an instance, a class, through a Feature), counts. Nothing here runs per request.
  */
 import { parseMediaType, type MediaType } from '../http/media-type.js';
 import { Response, ResponseBuilder } from '../http/response.js';
 import type { ModelProblems } from '../model/model-problems.js';
-import type { TypeToken } from '../context/providers.js';
-import { contextTypeOptions, requiredReaders, requiredWriters } from '../stages/extensions.js';
-import type { BodyProviders, RouteMethod } from '../stages/model.js';
-import { formFields } from '../stages/params.js';
-import { readerFor } from '../stages/read-entity.js';
-import { writerFor } from '../stages/write-entity.js';
+import type { TypeToken } from '../context/contracts.js';
+import { contextTypeOptions, requiredReaders, requiredWriters } from '../internal/extensions.js';
+import type { BodyProviders, RouteMethod } from '../internal/model.js';
+import { formFields } from '../internal/form-fields.js';
+import { readerFor } from '../internal/readers.js';
+import { writerFor } from '../internal/writers.js';
 import { isSubtypeOf } from '../../providers/type-tokens.js';
 import { typeName } from '../util/type-name.js';
 import type { RouteFacts } from './build-routes.js';

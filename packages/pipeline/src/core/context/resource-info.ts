@@ -1,4 +1,4 @@
-import type { Constructor } from './providers.js';
+import type { Constructor } from './contracts.js';
 import { SERVER_ONLY, type ServerOnly } from './server-only.js';
 
 /**

@@ -8,7 +8,7 @@
  * {@link UriBuilder.build} / {@link UriBuilder.buildFromMap} are always encoded whole (`%` too),
  * so a path value `a/b c` becomes `a%2Fb%20c`: one segment, never two.
  */
-import type { Constructor } from './providers.js';
+import type { Constructor } from './contracts.js';
 
 /** The parts of a URI a template variable can appear in; each has its own set of safe characters. */
 const enum Part {

@@ -1,5 +1,5 @@
 import type { NameBindingDecorator } from '../context/resource-info.js';
-import type { Constructor, TypeToken } from '../context/providers.js';
+import type { Constructor, TypeToken } from '../context/contracts.js';
 
 /** Where a resource-method parameter comes from (`bean`: a `@BeanParam` object built from its fields). */
 export type ParamSource = 'path' | 'query' | 'header' | 'cookie' | 'form' | 'context' | 'entity' | 'bean';

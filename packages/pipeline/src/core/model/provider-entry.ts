@@ -1,5 +1,5 @@
 import type { NameBindingDecorator } from '../context/resource-info.js';
-import type { Constructor, TypeToken } from '../context/providers.js';
+import type { Constructor, TypeToken } from '../context/contracts.js';
 
 /** Options that travel with one registration (explicit values beat decorators, jersey#2912). */
 export interface RegistrationOptions {

@@ -8,18 +8,18 @@ import { JsonOptions } from '../../providers/json.js';
 import { buildModel, type Registration, type RegistrationOptions } from '../build/build.js';
 import { answerClientErrors } from './client-error.js';
 import { cutQuiet, halfClosed, sparingFlushing, trackConnections } from './connections.js';
-import { resolveLimits, type PipelineLimits } from '../stages/defaults.js';
-import { channels } from '../stages/diagnostics.js';
-import type { Exchange } from '../stages/exchange.js';
+import { resolveLimits, type PipelineLimits } from '../internal/defaults.js';
+import { channels } from '../internal/diagnostics.js';
+import type { Exchange } from '../internal/exchange.js';
 import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
 import { handle, rejectMissingHost, rejectWhileClosing } from '../stages/lifecycle.js';
-import { runClosingHooks } from '../stages/extensions.js';
+import { runClosingHooks } from '../internal/extensions.js';
 import { classMeta, discoveredProviders } from '../model/metadata.js';
 import { ModelProblems, type ModelProblem } from '../model/model-problems.js';
-import type { RouteMethod } from '../stages/model.js';
-import type { Constructor, TypeToken } from '../context/providers.js';
-import type { ErrorBodyFactory, ErrorLogger, Runtime } from '../stages/runtime.js';
-import { ERROR_FORMATS, type ErrorFormat } from '../stages/error-format.js';
+import type { RouteMethod } from '../internal/model.js';
+import type { Constructor, TypeToken } from '../context/contracts.js';
+import type { ErrorBodyFactory, ErrorLogger, Runtime } from '../internal/runtime.js';
+import { ERROR_FORMATS, type ErrorFormat } from '../internal/error-format.js';
 
 /** How an application is configured; every field is optional. */
 export interface ApplicationOptions {

@@ -14,8 +14,8 @@ import { IncomingMessage, ServerResponse, STATUS_CODES, type Server } from 'node
 import type { Socket } from 'node:net';
 import { ContainerRequestContext } from '../context/request-context.js';
 import { WebApplicationError } from '../http/errors.js';
-import type { Runtime } from '../stages/runtime.js';
-import { errorEntity } from '../stages/error-format.js';
+import type { Runtime } from '../internal/runtime.js';
+import { errorEntity } from '../internal/error-format.js';
 import { closeLingering, LINGER_BYTES } from '../stages/linger.js';
 
 /** What Node hands a `clientError` listener: llhttp's `HPE_*` codes carry the bytes being parsed. */

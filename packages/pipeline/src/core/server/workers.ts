@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type AddressInfo, type ListenOptions, type Server } from 'node:net';
 import { availableParallelism } from 'node:os';
-import { DEFAULT_LIMITS } from '../stages/defaults.js';
+import { DEFAULT_LIMITS } from '../internal/defaults.js';
 import { Application, type ListenSocketOptions } from './application.js';
 
 /**

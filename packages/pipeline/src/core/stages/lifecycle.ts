@@ -1,22 +1,24 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { channels } from './diagnostics.js';
+import { channels } from '../internal/diagnostics.js';
 import { BadRequestError, ServiceUnavailableError } from '../http/errors.js';
 import type { DeadlineSpec } from '../model/metadata.js';
-import { Exchange } from './exchange.js';
+import { Exchange } from '../internal/exchange.js';
 import { match } from './match.js';
 import { locatedInstance } from './locate.js';
 import { diFailure } from '../model/model-problems.js';
-import { FORM_PROPERTY, resolveArguments, type ArgumentsValidator } from './params.js';
-import type { RouteMethod } from './model.js';
+import { FORM_PROPERTY } from '../internal/form-fields.js';
+import type { ArgumentsValidator } from '../internal/param-conversion.js';
+import { resolveArguments } from './resolve-args.js';
+import type { RouteMethod } from '../internal/model.js';
 import { readEntity } from './read-entity.js';
 import { runRequestFilters } from './request-filters.js';
 import { Phase } from '../context/request-context.js';
 import { handleError, respond } from './respond.js';
 import { Response, ResponseBuilder } from '../http/response.js';
-import type { Runtime } from './runtime.js';
+import type { Runtime } from '../internal/runtime.js';
 import { isThenable, type Step } from '../util/thenable.js';
 import { invalidHost, isValidHost } from '../context/uri-info.js';
-import { voidAnswer } from './extensions.js';
+import { voidAnswer } from '../internal/extensions.js';
 
 /**
  * What happens to a request, top to bottom (Processing rules §1):

@@ -10,10 +10,10 @@ import { diFailure } from '../model/model-problems.js';
 import type { Response } from '../http/response.js';
 import type { OpenMatch } from '../routing/router.js';
 import { isThenable } from '../util/thenable.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../internal/exchange.js';
 import { select } from './match.js';
-import type { Locator, PathEntry } from './model.js';
-import { resolveArguments } from './params.js';
+import type { Locator, PathEntry } from '../internal/model.js';
+import { resolveArguments } from './resolve-args.js';
 
 /** Nested locators a request may pass through (a deeper one is a 404). */
 const MAX_DEPTH = 16;

@@ -5,7 +5,7 @@
  */
 import type { OutgoingHeaders } from '../http/response.js';
 import { isValidHost, requestScheme } from '../context/uri-info.js';
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../internal/exchange.js';
 
 /** A URI with a scheme (RFC 3986 §3.1), or a network-path reference `//host/...` (§4.2): left as they are. */
 const NOT_RELATIVE = /^(?:[A-Za-z][A-Za-z0-9+.-]*:|\/\/)/;

@@ -1,11 +1,11 @@
 import { InternalServerError, WebApplicationError } from '../http/errors.js';
-import type { Exchange } from './exchange.js';
-import type { MapperEntry } from './model.js';
-import type { Constructor } from '../context/providers.js';
+import type { Exchange } from '../internal/exchange.js';
+import type { MapperEntry } from '../internal/model.js';
+import type { Constructor } from '../context/contracts.js';
 import { Response } from '../http/response.js';
 import { isThenable } from '../util/thenable.js';
 import { isAbortReason } from '../context/request-context.js';
-import { errorResponse } from './error-format.js';
+import { errorResponse } from '../internal/error-format.js';
 
 /**
  * Turns an error into a response (Processing rules §4): an HTTP error carrying a response is used

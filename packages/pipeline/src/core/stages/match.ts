@@ -1,13 +1,14 @@
-import { NotAcceptableError, NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from '../http/errors.js';
+import { NotAllowedError, NotFoundError, NotSupportedError, BadRequestError } from '../http/errors.js';
 import type { MediaType } from '../http/media-type.js';
 import { compareNegotiations, consumes, negotiate, negotiateDetailed, type Negotiation } from '../http/negotiation.js';
-import type { Exchange } from './exchange.js';
-import { candidatesFor, type PathEntry, type RouteMethod } from './model.js';
+import type { Exchange } from '../internal/exchange.js';
+import { candidatesFor, type PathEntry, type RouteMethod } from '../internal/model.js';
 import { locate } from './locate.js';
 import type { OpenMatch } from '../routing/router.js';
 import { Response } from '../http/response.js';
 import { truncate } from '../util/type-name.js';
 import { pathUnderBase } from '../context/base-path.js';
+import { notAcceptable } from '../internal/writers.js';
 
 /**
  * Request matching (JAX-RS 3.7): path → method (405 + Allow) → Content-Type (415) → Accept (406),
@@ -101,11 +102,6 @@ function unsupported(ex: Exchange): NotSupportedError {
   return new NotSupportedError(`Content-Type ${truncate(ex.getHeader('content-type') ?? '')} is not supported`, {
     code: 'PIPE_UNSUPPORTED_MEDIA_TYPE',
   });
-}
-
-/** 406: nothing the server can produce is acceptable (matching, and writers for an entity without `@Produces`). */
-export function notAcceptable(): NotAcceptableError {
-  return new NotAcceptableError('None of the acceptable media types can be produced', { code: 'PIPE_NOT_ACCEPTABLE' });
 }
 
 function consumable(ex: Exchange, route: RouteMethod): boolean {

@@ -1,6 +1,7 @@
-import type { ContainerRequestFilter } from '../context/providers.js';
-import type { Exchange } from './exchange.js';
+import type { ContainerRequestFilter } from '../context/contracts.js';
+import type { Exchange } from '../internal/exchange.js';
 import { isThenable, type Step } from '../util/thenable.js';
+import { nameOf } from '../util/type-name.js';
 
 /**
  * Runs request filters in order from `i`. Stops after a filter that called `abortWith`
@@ -17,10 +18,4 @@ export function runRequestFilters(ex: Exchange, filters: readonly ContainerReque
     }
     if (ex.abortResponse !== undefined) return;
   }
-}
-
-/** A component's name for traces: its `name` field, else its class name. */
-export function nameOf(component: object): string {
-  const n = (component as { name?: unknown }).name;
-  return typeof n === 'string' ? n : component.constructor.name;
 }

@@ -1,14 +1,15 @@
-import { channels } from './diagnostics.js';
+import { channels } from '../internal/diagnostics.js';
 import { InternalServerError } from '../http/errors.js';
-import type { ContainerResponseFilter, WriterInterceptor } from '../context/providers.js';
-import type { Exchange } from './exchange.js';
+import type { ContainerResponseFilter, WriterInterceptor } from '../context/contracts.js';
+import type { Exchange } from '../internal/exchange.js';
 import { mapError } from './map-error.js';
-import { nameOf } from './request-filters.js';
+import { nameOf } from '../util/type-name.js';
 import { Phase } from '../context/request-context.js';
 import { Response } from '../http/response.js';
 import { isThenable, type Step } from '../util/thenable.js';
 import { writeResponse } from './write-entity.js';
-import { errorEntity, errorResponse } from './error-format.js';
+import { errorEntity, errorResponse } from '../internal/error-format.js';
+import { provideResponder } from '../internal/extensions.js';
 
 /**
  * The response half of the lifecycle: response filters (descending) then writer interceptors and
@@ -32,6 +33,9 @@ export function respond(ex: Exchange, response: Response): Step {
     );
   return write(ex, response, chains.writerInterceptors);
 }
+
+// Features that start a response themselves (an event sink) reach it through extensions.ts `respondWith`.
+provideResponder(respond);
 
 function runResponseFilters(ex: Exchange, response: Response, filters: readonly ContainerResponseFilter[], i: number): Step {
   for (; i < filters.length; i++) {

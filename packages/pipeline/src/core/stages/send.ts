@@ -5,9 +5,9 @@
 // An imported binding, not the global: in optimized code a global `Buffer` was an IC call per response.
 import { Buffer } from 'node:buffer';
 import { pipeline, Readable } from 'node:stream';
-import type { Exchange } from './exchange.js';
+import type { Exchange } from '../internal/exchange.js';
 import { lingerOnClose } from './linger.js';
-import type { Body } from '../context/providers.js';
+import type { Body } from '../context/contracts.js';
 import type { Response } from '../http/response.js';
 import type { Step } from '../util/thenable.js';
 

@@ -16,3 +16,9 @@ export function typeName(type: unknown): string {
 export function truncate(s: string): string {
   return s.length > 40 ? `${s.slice(0, 40)}...` : s;
 }
+
+/** A component's name for traces: its `name` field, else its class name. */
+export function nameOf(component: object): string {
+  const n = (component as { name?: unknown }).name;
+  return typeof n === 'string' ? n : component.constructor.name;
+}

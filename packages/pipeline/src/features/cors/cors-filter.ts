@@ -1,5 +1,5 @@
 import { Priorities } from '../../core/util/priorities.js';
-import type { ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter } from '../../core/context/providers.js';
+import type { ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter } from '../../core/context/contracts.js';
 import type { ContainerRequestContext } from '../../core/context/request-context.js';
 import { Response, type OutgoingHeaders } from '../../core/http/response.js';
 import { PreMatching, Priority } from '../../decorators/provider.js';

@@ -1,7 +1,7 @@
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import type { Feature, FeatureContext, WriterInterceptor, WriterInterceptorContext } from '../../core/context/providers.js';
+import type { Feature, FeatureContext, WriterInterceptor, WriterInterceptorContext } from '../../core/context/contracts.js';
 import { EntityTag } from '../../core/http/entity-tag.js';
 import type { OutgoingHeaders } from '../../core/http/response.js';
 import { Priorities } from '../../core/util/priorities.js';

@@ -1,4 +1,4 @@
-import type { Feature, FeatureContext } from '../../core/context/providers.js';
+import type { Feature, FeatureContext } from '../../core/context/contracts.js';
 import { GzipReaderInterceptor, type GzipReaderOptions } from './gzip-reader-interceptor.js';
 import { GzipTagFilter } from './gzip-tag-filter.js';
 import { GzipWriterInterceptor, type GzipWriterOptions } from './gzip-writer-interceptor.js';

@@ -1,4 +1,4 @@
-import type { ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter } from '../../core/context/providers.js';
+import type { ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter } from '../../core/context/contracts.js';
 import type { ContainerRequestContext } from '../../core/context/request-context.js';
 import { EntityTag } from '../../core/http/entity-tag.js';
 import { appendVary } from '../../core/http/vary.js';

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { createGzip, gzip, type ZlibOptions } from 'node:zlib';
 import type { MediaType } from '../../core/http/media-type.js';
 import { Priorities } from '../../core/util/priorities.js';
-import type { WriterInterceptor, WriterInterceptorContext } from '../../core/context/providers.js';
+import type { WriterInterceptor, WriterInterceptorContext } from '../../core/context/contracts.js';
 import type { OutgoingHeaders } from '../../core/http/response.js';
 import { Priority } from '../../decorators/provider.js';
 import { appendVary } from '../../core/http/vary.js';

@@ -1,8 +1,7 @@
-export { acceptsGzip } from './accept-encoding.js';
 export { GzipFeature } from './gzip-feature.js';
 export type { GzipFeatureOptions } from './gzip-feature.js';
-export { GzipErrorCode, GzipReaderInterceptor, gunzipBody } from './gzip-reader-interceptor.js';
+export { GzipErrorCode, GzipReaderInterceptor } from './gzip-reader-interceptor.js';
 export type { GzipReaderOptions } from './gzip-reader-interceptor.js';
-export { GZIP_TAG_SUFFIX, GzipWriterInterceptor, isCompressibleMediaType } from './gzip-writer-interceptor.js';
+export { GzipWriterInterceptor } from './gzip-writer-interceptor.js';
 export { GzipTagFilter } from './gzip-tag-filter.js';
 export type { GzipWriterOptions } from './gzip-writer-interceptor.js';

@@ -1,4 +1,4 @@
-import type { Constructor, TypeToken } from '../../core/context/providers.js';
+import type { Constructor, TypeToken } from '../../core/context/contracts.js';
 
 /**
  * A JSON Schema 2020-12 object as OpenAPI 3.1 uses it.

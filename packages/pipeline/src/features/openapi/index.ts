@@ -3,7 +3,7 @@
  * @example
  * new Application({ resources: [UserResource], providers: [new OpenApiFeature({ info: { title: 'Users', version: '1.0.0' } })] });
  */
-export { OpenApiFeature, buildOpenApi } from './feature.js';
+export { OpenApiFeature, buildOpenApi } from './openapi-feature.js';
 export { ApiHidden, ApiOperation, ApiResponse, ApiSchema, ApiTags, ArrayOf } from './decorators.js';
 export type { ApiHeader, ApiOperationOptions, ApiRequestBodyOptions, ApiResponseOptions, JsonSchema } from './decorators.js';
 export type { FilterDoc, OpenApiOptions, OperationDoc, SecurityRule } from './options.js';

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { Constructor, FeatureContext } from '../../core/context/providers.js';
+import type { Constructor, FeatureContext } from '../../core/context/contracts.js';
 import type { NameBindingDecorator, ResourceInfo } from '../../core/context/resource-info.js';
 import { effectiveResource, type MethodMeta } from '../../core/model/metadata.js';
 import { Response, ResponseBuilder } from '../../core/http/response.js';
@@ -13,7 +13,7 @@ import { apiMeta, type ApiHeader, type ApiResponseOptions, type JsonSchema } fro
 import type { OpenApiOptions, OperationDoc } from './options.js';
 import { methodInputs, scanTemplate, type MethodInputs, type ParameterObject } from './parameters.js';
 import type { SchemaRegistry } from './schemas.js';
-import { APPLICATION_PROBLEM_JSON } from '../../core/stages/error-format.js';
+import { APPLICATION_PROBLEM_JSON } from '../../core/internal/error-format.js';
 
 /** One documented operation: its OpenAPI path (relative to the base path), method and Operation Object. */
 export interface DocumentedOperation {
@@ -170,7 +170,7 @@ function declaredResponse(
  * The media types an error body is really written in on an operation producing `produces`: the
  * error entity goes to the route's negotiated type only when a writer can write it there (a JSON
  * type, `+json` included, RFC 6839 §3.1), else to the writers' type for it, the error media type
- * (write-entity.ts `chooseMediaType`); an error raised before matching always gets the latter.
+ * (core/internal/writers.ts `chooseMediaType`); an error raised before matching always gets the latter.
  * So an event stream, plain-text or XML operation answers its errors in JSON, not in its success type.
  */
 function errorMediaTypes(produces: readonly string[] | undefined, options: OpenApiOptions): string[] {

@@ -1,4 +1,4 @@
-import type { Constructor } from '../../core/context/providers.js';
+import type { Constructor } from '../../core/context/contracts.js';
 import type { ResourceInfo } from '../../core/context/resource-info.js';
 import type { NameBindingDecorator } from '../../core/context/resource-info.js';
 import type { ApiHeader, ApiOperationOptions, ApiResponseOptions, JsonSchema } from './decorators.js';

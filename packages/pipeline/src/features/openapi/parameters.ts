@@ -1,6 +1,6 @@
 import { beanFields } from '../../core/model/bean-meta.js';
 import type { ParamMeta } from '../../core/model/metadata.js';
-import { FORM_PART_TYPE } from '../../core/stages/params.js';
+import { FORM_PART_TYPE } from '../../core/internal/form-fields.js';
 import { Int } from '../../providers/type-tokens.js';
 import { ownRules, paramRules, type ConstraintDef } from '../validation/constraints.js';
 import type { JsonSchema } from './decorators.js';
@@ -47,7 +47,7 @@ const isPartType = (type: unknown): boolean =>
  */
 const BINARY_PART: JsonSchema = { type: 'string', format: 'binary', contentMediaType: 'application/octet-stream' };
 
-/** A `@DefaultValue` as its converted value (params.ts converts it the same way at start-up). */
+/** A `@DefaultValue` as its converted value (core/build/compile-params.ts converts it the same way at start-up). */
 function converted(raw: string, type: unknown): unknown {
   if (type === Number || type === Int) return Number(raw);
   if (type === Boolean) return raw.toLowerCase() === 'true';

@@ -1,7 +1,7 @@
 import { ForbiddenError, NotAuthorizedError } from '../../core/http/errors.js';
 import { findClassMeta } from '../../core/model/metadata.js';
 import { Priorities } from '../../core/util/priorities.js';
-import type { ContainerRequestFilter, DynamicFeature, FeatureContext } from '../../core/context/providers.js';
+import type { ContainerRequestFilter, DynamicFeature, FeatureContext } from '../../core/context/contracts.js';
 import type { ContainerRequestContext } from '../../core/context/request-context.js';
 import type { ResourceInfo } from '../../core/context/resource-info.js';
 import type { NameBindingDecorator } from '../../decorators/binding.js';

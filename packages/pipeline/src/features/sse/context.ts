@@ -6,7 +6,7 @@ import type { ResourceInfo } from '../../core/context/resource-info.js';
 import { parseMediaType } from '../../core/http/media-type.js';
 import { effectiveResource } from '../../core/model/metadata.js';
 import { ModelProblemError } from '../../core/model/model-problems.js';
-import { registerContextType } from '../../core/stages/extensions.js';
+import { registerContextType } from '../../core/internal/extensions.js';
 import { sseOptionsOf } from './options.js';
 import { SseEventSink } from './sink.js';
 import { Sse } from './sse.js';

@@ -4,13 +4,13 @@
  * of one application writes and frames it once and every stream queues the same Buffer.
  */
 import { Buffer } from 'node:buffer';
-import type { Body, MessageBodyWriter, TypeToken } from '../../core/context/providers.js';
+import type { Body, MessageBodyWriter, TypeToken } from '../../core/context/contracts.js';
 import { InternalServerError } from '../../core/http/errors.js';
 import { APPLICATION_JSON, TEXT_PLAIN, type MediaType } from '../../core/http/media-type.js';
 import type { Response } from '../../core/http/response.js';
-import type { Exchange } from '../../core/stages/exchange.js';
-import { chooseProvider } from '../../core/stages/provider-choice.js';
-import { mediaTypeKey } from '../../core/stages/provider-cache.js';
+import type { Exchange } from '../../core/internal/exchange.js';
+import { chooseProvider } from '../../core/internal/provider-choice.js';
+import { mediaTypeKey } from '../../core/internal/provider-cache.js';
 import { isThenable } from '../../core/util/thenable.js';
 import { typeName } from '../../core/util/type-name.js';
 import { frameOf, type OutboundSseEvent } from './event.js';

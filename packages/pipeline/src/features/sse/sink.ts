@@ -1,9 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { Readable } from 'node:stream';
 import { Response } from '../../core/http/response.js';
-import { answerVoidWith, whenClosing } from '../../core/stages/extensions.js';
-import type { Exchange } from '../../core/stages/exchange.js';
-import { respond } from '../../core/stages/respond.js';
+import { answerVoidWith, respondWith, whenClosing } from '../../core/internal/extensions.js';
+import type { Exchange } from '../../core/internal/exchange.js';
 import type { Step } from '../../core/util/thenable.js';
 import { encodeEvent } from './encode.js';
 import { OutboundSseEvent } from './event.js';
@@ -316,7 +315,7 @@ export class SseEventSink implements ServerOnly {
       this.endPushed = true;
       stream.push(null);
     } else if (this.state === 'open') this.startTimers();
-    return respond(this.ex, this.response);
+    return respondWith(this.ex, this.response);
   }
 
   private startTimers(): void {

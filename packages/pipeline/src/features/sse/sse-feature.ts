@@ -1,4 +1,4 @@
-import type { DynamicFeature, Feature, FeatureContext } from '../../core/context/providers.js';
+import type { DynamicFeature, Feature, FeatureContext } from '../../core/context/contracts.js';
 import type { ResourceInfo } from '../../core/context/resource-info.js';
 import { resolveSseOptions, setSseOptions, type ResolvedSseOptions, type SseOptions } from './options.js';
 

@@ -2,7 +2,7 @@ import { checkConstraints, type Validator, type Violation } from './compile.js';
 import { ownRules, paramRules, type ConstraintDef } from './constraints.js';
 import { entityViolations, ValidationError } from './validation-error.js';
 // Violations are named as conversion failures are (`query.size`, `path.id`, `body.email`), so one 400 lists both.
-import { parameterField, type ArgumentsValidator, type ConversionItem } from '../../core/stages/params.js';
+import { parameterField, type ArgumentsValidator, type ConversionItem } from '../../core/internal/param-conversion.js';
 
 /** A `@BeanParam` class as the validator needs it: its parameter fields, nested beans included. */
 export interface BeanShape {

@@ -1,4 +1,4 @@
-import type { Constructor, TypeToken } from '../../core/context/providers.js';
+import type { Constructor, TypeToken } from '../../core/context/contracts.js';
 import { ownRules, type ConstraintDef } from './constraints.js';
 
 /** One failed constraint. `field` is a path such as `address.city` or `items[2].quantity`; '' is the entity itself. */

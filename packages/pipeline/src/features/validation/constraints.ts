@@ -1,4 +1,4 @@
-import type { Constructor } from '../../core/context/providers.js';
+import type { Constructor } from '../../core/context/contracts.js';
 
 /** Options every constraint decorator accepts. */
 export interface ConstraintOptions {

@@ -1,7 +1,7 @@
 // Loaded here so `design:type` is recorded for classes decorated with these constraints even
 // when this module is imported without the package root (TypeScript's emit skips metadata otherwise).
 import 'reflect-metadata';
-import type { Constructor } from '../../core/context/providers.js';
+import type { Constructor } from '../../core/context/contracts.js';
 import {
   codePointLength,
   constraint,

@@ -15,4 +15,4 @@ export { defineConstraint } from './define.js';
 export type { ConstraintFactory, ConstraintSpec } from './define.js';
 export { compileValidator, MAX_VALIDATION_DEPTH, MAX_VIOLATIONS } from './compile.js';
 export type { Validator, Violation } from './compile.js';
-export { ValidationError, validateOrThrow, validateEntityOrThrow, entityViolations } from './validation-error.js';
+export { ValidationError } from './validation-error.js';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { WebApplicationError } from '../../../src/core/http/errors.js';
 import { findClassMeta } from '../../../src/core/model/metadata.js';
 import { Priorities } from '../../../src/core/util/priorities.js';
-import type { ReaderInterceptorContext } from '../../../src/core/context/providers.js';
+import type { ReaderInterceptorContext } from '../../../src/core/context/contracts.js';
 import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
 import { GzipErrorCode, GzipReaderInterceptor } from '../../../src/features/gzip/index.js';
 import { tooLarge } from '../../../src/providers/body-errors.js';

@@ -7,16 +7,11 @@ import { describe, expect, it } from 'vitest';
 import { findClassMeta } from '../../../src/core/model/metadata.js';
 import { parseMediaType } from '../../../src/core/http/media-type.js';
 import { Priorities } from '../../../src/core/util/priorities.js';
-import type { Body, FeatureContext, WriterInterceptorContext } from '../../../src/core/context/providers.js';
+import type { Body, FeatureContext, WriterInterceptorContext } from '../../../src/core/context/contracts.js';
 import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
 import { Response, type OutgoingHeaders } from '../../../src/core/http/response.js';
-import {
-  GzipFeature,
-  GzipReaderInterceptor,
-  GzipTagFilter,
-  GzipWriterInterceptor,
-  isCompressibleMediaType,
-} from '../../../src/features/gzip/index.js';
+import { GzipFeature, GzipReaderInterceptor, GzipTagFilter, GzipWriterInterceptor } from '../../../src/features/gzip/index.js';
+import { isCompressibleMediaType } from '../../../src/features/gzip/gzip-writer-interceptor.js';
 
 const gunzipAsync = promisify(gunzip);
 

@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, NotAuthorizedError, WebApplicationError } from '../../../src/core/http/errors.js';
 import { classMeta, methodMeta } from '../../../src/core/model/metadata.js';
-import type { Constructor, ContainerRequestFilter, FeatureContext } from '../../../src/core/context/providers.js';
+import type { Constructor, ContainerRequestFilter, FeatureContext } from '../../../src/core/context/contracts.js';
 import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
 import { ResourceInfo } from '../../../src/core/context/resource-info.js';
 import { SecurityContext } from '../../../src/core/context/security-context.js';

@@ -14,9 +14,9 @@ import {
   Size,
   Valid,
   ValidationError,
-  validateOrThrow,
   type Validator,
 } from '../../../src/features/validation/index.js';
+import { validateOrThrow } from '../../../src/features/validation/validation-error.js';
 
 function validatorOf(type: Function): Validator {
   const v = compileValidator(type);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parseMediaType } from '../../../src/core/http/media-type.js';
-import type { MessageBodyReader, MessageBodyWriter, TypeToken } from '../../../src/core/context/providers.js';
+import type { MessageBodyReader, MessageBodyWriter, TypeToken } from '../../../src/core/context/contracts.js';
 import { defaultProviders, JsonOptions, JsonWriter } from '../../../src/providers/index.js';
 import { mt, writeCtx } from './helpers.js';
 

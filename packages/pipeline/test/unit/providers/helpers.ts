@@ -1,8 +1,8 @@
 import { Readable } from 'node:stream';
 import { parseMediaType, type MediaType } from '../../../src/core/http/media-type.js';
-import type { ReadContext } from '../../../src/core/context/providers.js';
+import type { ReadContext } from '../../../src/core/context/contracts.js';
 import type { ContainerRequestContext } from '../../../src/core/context/request-context.js';
-import type { ContainerResponseContext, WriteContext } from '../../../src/core/context/providers.js';
+import type { ContainerResponseContext, WriteContext } from '../../../src/core/context/contracts.js';
 
 /** A ReadContext for unit tests: readers only use `limit` and `contentLength`. */
 export function readCtx(limit = 1024 * 1024, contentLength?: number): ReadContext {

@@ -4,7 +4,7 @@ import { ReadableStream } from 'node:stream/web';
 import { describe, expect, it } from 'vitest';
 import { Response } from '../../../src/core/http/response.js';
 import type { ContainerRequestContext } from '../../../src/core/context/request-context.js';
-import type { Body, TypeToken, WriteContext } from '../../../src/core/context/providers.js';
+import type { Body, TypeToken, WriteContext } from '../../../src/core/context/contracts.js';
 import { IterableWriter } from '../../../src/providers/iterable.js';
 import { JsonOptions } from '../../../src/providers/json-options.js';
 import { collect, mt, rejection } from './helpers.js';

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it, vi } from 'vitest';
-import type { TypeToken } from '../../../src/core/context/providers.js';
+import type { TypeToken } from '../../../src/core/context/contracts.js';
 import { JsonOptions, JsonWriter } from '../../../src/providers/json.js';
 import { mt, writeCtx } from './helpers.js';
 

@@ -1,4 +1,4 @@
-import type { Constructor, DynamicFeature, Feature, FeatureContext } from '../../core/context/providers.js';
+import type { Constructor, DynamicFeature, Feature, FeatureContext } from '../../core/context/contracts.js';
 // A value import: `@Context() request: ContainerRequestContext` needs the class in its metadata (`import type` emits Object).
 import { ContainerRequestContext } from '../../core/context/request-context.js';
 import type { ResourceInfo } from '../../core/context/resource-info.js';

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Readable } from 'node:stream';
-import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/providers.js';
-import { mediaTypeString, type MediaType } from '../core/http/media-type.js';
-import { Exchange } from '../core/stages/exchange.js';
-import { selectWriter } from '../core/stages/write-entity.js';
-import { isSubtypeOf } from '../providers/type-tokens.js';
+import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../../core/context/contracts.js';
+import { mediaTypeString, type MediaType } from '../../core/http/media-type.js';
+import { Exchange } from '../../core/internal/exchange.js';
+import { selectWriter } from '../../core/internal/writers.js';
+import { isSubtypeOf } from '../../providers/type-tokens.js';
 import { EntityPart } from './entity-part.js';
 
 const CRLF = Buffer.from('\r\n');

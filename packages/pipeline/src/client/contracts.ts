@@ -8,7 +8,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Readable } from 'node:stream';
-import type { Body, TypeToken } from '../core/context/providers.js';
+import type { Body, TypeToken } from '../core/context/contracts.js';
 import type { MediaType } from '../core/http/media-type.js';
 import type { ClientProcessingError } from './errors.js';
 import type { ClientHeaders, ClientRequestContext } from './request-context.js';

@@ -1,5 +1,5 @@
 import { mediaTypeString, type MediaType } from '../http/media-type.js';
-import type { TypeToken } from '../context/providers.js';
+import type { TypeToken } from '../context/contracts.js';
 
 /**
  * Media type keys kept per entity type. Real traffic has a handful per type (`application/json`

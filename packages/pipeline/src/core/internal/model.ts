@@ -12,11 +12,11 @@ import type {
   ReaderInterceptor,
   TypeToken,
   WriterInterceptor,
-} from '../context/providers.js';
+} from '../context/contracts.js';
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { Exchange } from './exchange.js';
-import type { WritePlan } from './write-entity.js';
-import type { ArgumentsValidator } from './params.js';
+import type { WritePlan } from './writers.js';
+import type { ArgumentsValidator } from './param-conversion.js';
 
 /** Response-side chains: the global ones (no match, pre-match abort) or a route's G+B ones. */
 export interface ResponseChains {
@@ -69,7 +69,7 @@ export interface RouteMethod extends ResponseChains {
   readonly fn: (...args: unknown[]) => unknown;
   /** Small cache of Accept header → negotiated type (bounded). */
   readonly negotiated: Map<string, MediaType | null>;
-  /** The route's last writer decision (write-entity.ts); written at request time. */
+  /** The route's last writer decision (core/stages/write-entity.ts); written at request time. */
   writePlan: WritePlan | undefined;
   /** `@Deadline` of the method or class, or the application's `deadline`; undefined: none. */
   readonly deadline: DeadlineSpec | undefined;
@@ -132,11 +132,11 @@ export interface MapperEntry {
 export interface BodyProviders {
   readonly readers: readonly MessageBodyReader[];
   readonly writers: readonly MessageBodyWriter[];
-  /** Remembered reader choices by (type, media type) (read-entity.ts `selectReader`). */
+  /** Remembered reader choices by (type, media type) (readers.ts `selectReader`). */
   readonly readerChoices: ProviderCache<MessageBodyReader>;
-  /** Remembered writer choices by (type, media type) (write-entity.ts `selectWriter`). */
+  /** Remembered writer choices by (type, media type) (writers.ts `selectWriter`). */
   readonly writerChoices: ProviderCache<MessageBodyWriter>;
-  /** The media types the writers declare per entity type (write-entity.ts `writerMediaTypes`). */
+  /** The media types the writers declare per entity type (writers.ts `writerMediaTypes`). */
   readonly writerTypes: Map<TypeToken, MediaType[]>;
   /** The built-in readers and writers: an application's own win over them (Jakarta REST 3.1 §4.1.3). */
   readonly builtin: ReadonlySet<object>;

@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { BadRequestError, WebApplicationError } from '../http/errors.js';
-import type { Exchange } from './exchange.js';
+import { WebApplicationError } from '../http/errors.js';
+import type { Exchange } from '../internal/exchange.js';
 import type { ParamMeta } from '../model/metadata.js';
-import type { ArgResolver } from './model.js';
-import type { ParamConverterProvider, ParamInfo, TypeToken } from '../context/providers.js';
+import type { ArgResolver } from '../internal/model.js';
+import type { ParamConverterProvider, ParamInfo, TypeToken } from '../context/contracts.js';
 import { ContainerRequestContext } from '../context/request-context.js';
 import { ResourceInfo } from '../context/resource-info.js';
 import { SecurityContext } from '../context/security-context.js';
@@ -11,9 +11,11 @@ import { UriInfo } from '../context/uri-info.js';
 import { IncomingMessage as NodeIncomingMessage, ServerResponse as NodeServerResponse } from 'node:http';
 import { truncate, typeName } from '../util/type-name.js';
 import { Int } from '../../providers/type-tokens.js';
-import { contextFactory, registeredContextTypes } from './extensions.js';
+import { contextFactory, registeredContextTypes } from '../internal/extensions.js';
 import { ModelProblemError } from '../model/model-problems.js';
-import { SERVER_ONLY, type ServerOnly } from '../context/server-only.js';
+import { HttpHeaders } from '../context/http-headers.js';
+import { FORM_PROPERTY, isFormPartType, noteFormField, type FormParts } from '../internal/form-fields.js';
+import { ParamConversionError, parameterField, type ConversionItem } from '../internal/param-conversion.js';
 
 type Convert = (raw: string) => unknown;
 
@@ -108,55 +110,12 @@ function rawAccessor(source: ParamMeta['source'], name: string, many: boolean): 
   }
 }
 
-/** Request property under which the parsed form body is kept for `@FormParam`. */
-export const FORM_PROPERTY = 'jaxrs-node.form';
-
-/**
- * A static property that marks a class as a form part type: a `@FormParam` of that type (or an
- * array of it, `{ elementType }`) receives the form's own object for the name, unconverted, from
- * `part(name)` / `parts(name)` of the form a reader produced (a multipart reader's parts). A form
- * without them (urlencoded) gives `undefined` / `[]`.
- */
-export const FORM_PART_TYPE: unique symbol = Symbol.for('jaxrs-node.form-part-type');
-
-/** A form whose reader also keeps parts as objects (see {@link FORM_PART_TYPE}). */
-interface FormParts {
-  part(name: string): unknown;
-  parts(name: string): unknown[];
-}
-
-const isFormPartType = (type: TypeToken): boolean => (type as { [FORM_PART_TYPE]?: unknown })[FORM_PART_TYPE] === true;
-
 function partResolver(name: string, many: boolean): ArgResolver {
   return (ex) => {
     const form = ex.getProperty(FORM_PROPERTY) as Partial<FormParts> | undefined;
     if (typeof form?.part !== 'function' || typeof form.parts !== 'function') return many ? [] : undefined;
     return many ? form.parts(name) : (form.part(name) ?? undefined);
   };
-}
-
-/** One `@FormParam` of a resource method (its own or a `@BeanParam` field's), as {@link formFields} lists it. */
-export interface FormField {
-  readonly name: string;
-  /** Typed (or its array's elements typed) with a {@link FORM_PART_TYPE}: the form must keep the part itself, not its text. */
-  readonly part: boolean;
-}
-
-const formFieldsByMethod = new WeakMap<ResourceInfo, FormField[]>();
-
-function noteFormField(info: ResourceInfo, name: string, type: TypeToken): void {
-  let list = formFieldsByMethod.get(info);
-  if (list === undefined) formFieldsByMethod.set(info, (list = []));
-  list.push({ name, part: isFormPartType(type) });
-}
-
-/**
- * The `@FormParam`s of the matched method (`ctx.resourceInfo`), its `@BeanParam`s' included, as
- * compiled at start-up; undefined for a method without any. A reader of a form that must be read
- * whole before the method runs (multipart) uses it to keep only what is asked for.
- */
-export function formFields(info: ResourceInfo | undefined): readonly FormField[] | undefined {
-  return info === undefined ? undefined : formFieldsByMethod.get(info);
 }
 
 function guard(source: string, name: string, convert: Convert): Convert {
@@ -172,98 +131,6 @@ function guard(source: string, name: string, convert: Convert): Convert {
       throw new ParamConversionError(`Invalid ${source} parameter '${name}': ${reason}`, [item]);
     }
   };
-}
-
-/**
- * How a failure names a parameter: its source and name (`query.size`, `path.id`, `header.x-tenant`,
- * `cookie.sid`, `form.name`); the entity is `body` (its fields `body.email`). Conversion failures
- * and constraint violations use the same names, so one 400 can list both.
- */
-export function parameterField(source: string, name: string | undefined): string {
-  if (source === 'entity') return 'body';
-  return name === undefined ? source : `${source}.${name}`;
-}
-
-/** One item of a conversion 400: the shape of a constraint violation (`{ field, message, value? }`). */
-export interface ConversionItem {
-  readonly field: string;
-  readonly message: string;
-  readonly value?: string;
-}
-
-/**
- * 400 `PIPE_PARAM_CONVERSION`: parameter values that do not convert, one item each in `details`.
- * Thrown by a parameter's converter; the argument resolution ({@link resolveArguments}) collects
- * every argument's before it answers. `partial` carries a `@BeanParam` instance whose other
- * fields converted, so their constraints can still be checked.
- */
-export class ParamConversionError extends BadRequestError {
-  declare readonly details: ConversionItem[];
-  /** The first failure's message (the error's message adds how many more there are). */
-  readonly first: string;
-  partial: unknown = undefined;
-
-  constructor(first: string, items: ConversionItem[]) {
-    super(first, { code: 'PIPE_PARAM_CONVERSION', details: items });
-    this.first = first;
-  }
-}
-
-/**
- * Adds a resolver's failure to `acc` (the first one starts a fresh error); anything but a
- * conversion failure is thrown on, as before. Only called once a resolver threw.
- */
-export function collectConversion(e: unknown, acc: ParamConversionError | undefined): ParamConversionError {
-  if (!(e instanceof ParamConversionError)) throw e;
-  if (acc === undefined) return new ParamConversionError(e.first, e.details.slice());
-  for (const item of e.details) acc.details.push(item);
-  return acc;
-}
-
-/** The message of a collected conversion 400: the first failure's, plus how many more there are. */
-export function finishConversion(acc: ParamConversionError): ParamConversionError {
-  const more = acc.details.length - 1;
-  if (more > 0) acc.message = `${acc.first} (and ${more} more)`;
-  return acc;
-}
-
-/**
- * Parameter and `@BeanParam` field constraints (features/validation `compileArgumentsValidator`).
- * With `failures`, some values did not convert: it checks the others only (never the entity,
- * which is not read then) and throws one `ValidationError` listing the failures and the
- * violations together, or returns when there are no violations.
- */
-export type ArgumentsValidator = (args: readonly unknown[], failures?: readonly ConversionItem[]) => void;
-
-/**
- * The arguments of a method or locator: every resolver runs, even after one failed to convert, so
- * the 400 names every value that does not convert (Jakarta REST 3.1 §3.2 leaves the report to the
- * implementation; Jersey's validation likewise reports all violations in one step). With a
- * failure, the constraints of the values that converted run too (`validate`): both kinds come back
- * in one 400 (`PIPE_VALIDATION` when a constraint failed, else `PIPE_PARAM_CONVERSION`). When every
- * value converts this allocates nothing but the arguments array (the try costs nothing in V8).
- */
-export function resolveArguments(ex: Exchange, resolvers: readonly ArgResolver[], validate: ArgumentsValidator | undefined): unknown[] {
-  const args = new Array<unknown>(resolvers.length);
-  let failed: ParamConversionError | undefined;
-  for (let i = 0; i < resolvers.length; i++) {
-    try {
-      args[i] = resolvers[i]!(ex);
-    } catch (e) {
-      failed = collectConversion(e, failed);
-      if (e instanceof ParamConversionError) args[i] = e.partial;
-    }
-  }
-  if (failed !== undefined) conversionFailed(ex, failed, args, validate);
-  return args;
-}
-
-function conversionFailed(ex: Exchange, failed: ParamConversionError, args: unknown[], validate: ArgumentsValidator | undefined): never {
-  if (validate !== undefined) {
-    if (ex.trace !== undefined) ex.trace.push('validation');
-    validate(args, failed.details);
-  }
-  throw finishConversion(failed);
 }
 
 function converterFor(type: TypeToken, info: ParamInfo, providers: readonly ParamConverterProvider[]): Convert {
@@ -347,29 +214,7 @@ const HTTP_DATE =
   /^(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} (?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec) \d{4} \d{2}:\d{2}:\d{2} GMT$/;
 const daysIn = (y: number, m: number): number => new Date(Date.UTC(y, m, 0)).getUTCDate();
 
-/** The JAX-RS "headers" view for `@Context()`. */
-export class HttpHeaders implements ServerOnly {
-  /** Injected by the server: a typed client leaves such a parameter out ({@link ServerOnly}). */
-  declare readonly [SERVER_ONLY]: true;
-  constructor(private readonly ctx: ContainerRequestContext) {}
-  get(name: string): string | undefined {
-    return this.ctx.getHeader(name);
-  }
-  get all(): ContainerRequestContext['headers'] {
-    return this.ctx.headers;
-  }
-  get mediaType(): ContainerRequestContext['mediaType'] {
-    return this.ctx.mediaType;
-  }
-  get acceptableMediaTypes(): ContainerRequestContext['acceptableMediaTypes'] {
-    return this.ctx.acceptableMediaTypes;
-  }
-  get cookies(): ContainerRequestContext['cookies'] {
-    return this.ctx.cookies;
-  }
-}
-
-/** The `@Context()` types params.ts injects itself, by name, for messages (features add theirs: extensions.ts). */
+/** The `@Context()` types this compiler injects itself, by name, for messages (features add theirs: extensions.ts). */
 const BUILT_IN_CONTEXT_TYPES: readonly Function[] = [
   ContainerRequestContext,
   UriInfo,

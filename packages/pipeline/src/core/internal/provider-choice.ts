@@ -4,7 +4,7 @@
  * it, the one whose declared media types (`consumes` / `produces`) match it most closely wins:
  * `x/y` before `x/*` before `*\/*` (a provider that declares none counts as `*\/*`); then an
  * application's provider before a built-in one (§4.1.3); then the order of the list (priority,
- * then registration). Runs only when a choice is not cached yet (read-entity.ts, write-entity.ts).
+ * then registration). Runs only when a choice is not cached yet (readers.ts, writers.ts).
  */
 import { parseMediaType, type MediaType } from '../http/media-type.js';
 

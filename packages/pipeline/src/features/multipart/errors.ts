@@ -1,4 +1,4 @@
-import { BadRequestError, PayloadTooLargeError, type WebApplicationError } from '../core/http/errors.js';
+import { BadRequestError, PayloadTooLargeError, type WebApplicationError } from '../../core/http/errors.js';
 
 /**
  * Stable `code`s of the errors the multipart reader raises. Besides these, a body above

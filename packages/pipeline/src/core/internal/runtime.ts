@@ -3,7 +3,7 @@ import type { PipelineLimits } from './defaults.js';
 import type { WebApplicationError } from '../http/errors.js';
 import type { Exchange } from './exchange.js';
 import type { BodyProviders, MapperEntry, PathEntry, ResponseChains } from './model.js';
-import type { ContainerRequestFilter, Constructor } from '../context/providers.js';
+import type { ContainerRequestFilter, Constructor } from '../context/contracts.js';
 import type { ContainerRequestContext } from '../context/request-context.js';
 import type { Router } from '../routing/router.js';
 import type { ErrorFormat } from './error-format.js';

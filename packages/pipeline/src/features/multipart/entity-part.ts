@@ -1,12 +1,12 @@
 import { isUtf8 } from 'node:buffer';
 import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { BadRequestError } from '../core/http/errors.js';
-import { mediaTypeString, parseMediaType, type MediaType } from '../core/http/media-type.js';
-import { FORM_PART_TYPE } from '../core/stages/params.js';
-import { BodyErrorCode, unsupportedCharset } from '../providers/body-errors.js';
-import { parseJsonBody } from '../providers/json.js';
-import { charsetOf, encodingOf } from '../providers/type-tokens.js';
+import { BadRequestError } from '../../core/http/errors.js';
+import { mediaTypeString, parseMediaType, type MediaType } from '../../core/http/media-type.js';
+import { FORM_PART_TYPE } from '../../core/internal/form-fields.js';
+import { BodyErrorCode, unsupportedCharset } from '../../providers/body-errors.js';
+import { parseJsonBody } from '../../providers/json.js';
+import { charsetOf, encodingOf } from '../../providers/type-tokens.js';
 import { safeFilename } from './filename.js';
 
 /** Options of {@link EntityPart.of}. */

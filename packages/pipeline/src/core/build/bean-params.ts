@@ -1,10 +1,11 @@
 import { beanFields } from '../model/bean-meta.js';
 import type { ParamMeta, ParamSource } from '../model/metadata.js';
 import { ModelProblemError, type ModelProblems } from '../model/model-problems.js';
-import type { Constructor, ParamConverterProvider, TypeToken } from '../context/providers.js';
+import type { Constructor, ParamConverterProvider, TypeToken } from '../context/contracts.js';
 import type { ResourceInfo } from '../context/resource-info.js';
-import type { ArgResolver } from './model.js';
-import { collectConversion, compileParam, type ParamConversionError } from './params.js';
+import type { ArgResolver } from '../internal/model.js';
+import { compileParam } from './compile-params.js';
+import { collectConversion, type ParamConversionError } from '../internal/param-conversion.js';
 
 /** Deepest nesting of `@BeanParam` fields inside `@BeanParam` classes. */
 export const MAX_BEAN_DEPTH = 8;
@@ -167,7 +168,7 @@ function compileField(
  * A fresh instance per request, so nothing of one request's fields reaches the next. An absent
  * value (undefined: no parameter and no `@DefaultValue`) leaves the field's initializer in place.
  * Every field is set even after one failed to convert: the 400 names all of them, and carries the
- * instance (`partial`) so the constraints of the fields that converted still run (params.ts
+ * instance (`partial`) so the constraints of the fields that converted still run (core/stages/resolve-args.ts
  * `resolveArguments`).
  */
 function instantiate(cls: Constructor, setters: ReadonlyArray<{ key: string; resolve: ArgResolver }>): ArgResolver {

@@ -1,5 +1,5 @@
-import type { Feature, FeatureContext } from '../core/context/providers.js';
-import { requireReader, requireWriter } from '../core/stages/extensions.js';
+import type { Feature, FeatureContext } from '../../core/context/contracts.js';
+import { requireReader, requireWriter } from '../../core/internal/extensions.js';
 import { resolveLimits, type MultipartLimits } from './limits.js';
 import { MultipartBody } from './multipart-body.js';
 import { MultipartReader, type MultipartOptions } from './reader.js';

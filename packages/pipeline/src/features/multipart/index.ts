@@ -2,7 +2,7 @@
  * `@jaxrs-node/pipeline/multipart`: multipart entities (Jakarta REST 3.1 §4.2 `EntityPart`) on
  * busboy, an optional peer dependency needed only by applications that import this entry point.
  */
-export { MultipartFeature } from './feature.js';
+export { MultipartFeature } from './multipart-feature.js';
 export { MultipartReader } from './reader.js';
 export type { MultipartOptions } from './reader.js';
 export { MultipartWriter } from './writer.js';

@@ -3,7 +3,7 @@ import { mkdtemp, open, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
-import type { FormField } from '../core/stages/params.js';
+import type { FormField } from '../../core/internal/form-fields.js';
 import { EntityPart } from './entity-part.js';
 import { limitExceeded, MultipartErrorCode } from './errors.js';
 import type { MultipartBody } from './multipart-body.js';

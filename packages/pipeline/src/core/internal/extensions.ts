@@ -6,8 +6,9 @@
  * Nothing here is consulted at request time on a route that does not use such a feature.
  */
 import type { ResourceInfo } from '../context/resource-info.js';
-import type { TypeToken } from '../context/providers.js';
+import type { TypeToken } from '../context/contracts.js';
 import type { Step } from '../util/thenable.js';
+import type { Response } from '../http/response.js';
 import type { Exchange } from './exchange.js';
 import type { ArgResolver } from './model.js';
 import type { Runtime } from './runtime.js';
@@ -34,7 +35,7 @@ const contextOptions = new Map<TypeToken, ContextTypeOptions>();
 
 /**
  * Adds an injectable `@Context()` type (features call this when their module loads); the
- * built-in types keep their own fast paths in params.ts.
+ * built-in types keep their own fast paths in core/build/compile-params.ts.
  * @example registerContextType(SseEventSink, (info) => (ex) => new SseEventSink(ex, optionsFor(info)), { answersRequest: true });
  */
 export function registerContextType(type: TypeToken, factory: ContextFactory, options: ContextTypeOptions = {}): void {
@@ -128,7 +129,7 @@ const voidAnswers = new WeakMap<Exchange, () => Step>();
 /**
  * Lets a context value answer the request when its method returns `undefined` or `null` (instead
  * of a 204), e.g. an event sink whose stream is the response. The value may also start the
- * response itself earlier, with `respond()`: the method's result is then ignored (lifecycle.ts).
+ * response itself earlier, with {@link respondWith}: the method's result is then ignored (core/stages/lifecycle.ts).
  * @example answerVoidWith(ex, () => sink.start());
  */
 export function answerVoidWith(ex: Exchange, answer: () => Step): void {
@@ -138,6 +139,29 @@ export function answerVoidWith(ex: Exchange, answer: () => Step): void {
 /** The answer registered by {@link answerVoidWith} for this request, if any. */
 export function voidAnswer(ex: Exchange): (() => Step) | undefined {
   return voidAnswers.get(ex);
+}
+
+type Responder = (ex: Exchange, response: Response) => Step;
+let responder: Responder | undefined;
+
+/**
+ * Called once by the response half of the lifecycle (core/stages/respond.ts) when it loads: a context value
+ * that starts the response itself (an event sink) reaches it through {@link respondWith}, without
+ * importing a request-time stage.
+ */
+export function provideResponder(respond: Responder): void {
+  responder = respond;
+}
+
+/**
+ * Sends `response` for `ex` the way every response goes: response filters, writer interceptors,
+ * the writer (respond.ts `respond`).
+ * @example return respondWith(this.ex, this.response);
+ */
+export function respondWith(ex: Exchange, response: Response): Step {
+  if (responder === undefined)
+    throw new Error('respondWith: the response stage is not loaded (the request was not taken by an Application)');
+  return responder(ex, response);
 }
 
 const closingHooks = new WeakMap<Runtime, Set<() => void>>();

@@ -1,9 +1,9 @@
 import type { Readable } from 'node:stream';
-import type { MediaType } from '../core/http/media-type.js';
-import type { MessageBodyReader, ReadContext, TypeToken } from '../core/context/providers.js';
-import { formFields } from '../core/stages/params.js';
-import { clientAborted } from '../providers/body-errors.js';
-import { isSubtypeOf } from '../providers/type-tokens.js';
+import type { MediaType } from '../../core/http/media-type.js';
+import type { MessageBodyReader, ReadContext, TypeToken } from '../../core/context/contracts.js';
+import { formFields } from '../../core/internal/form-fields.js';
+import { clientAborted } from '../../providers/body-errors.js';
+import { isSubtypeOf } from '../../providers/type-tokens.js';
 import { readForm, Spool, type MultipartForm } from './form.js';
 import { resolveLimits, type MultipartLimits } from './limits.js';
 import { MultipartBody } from './multipart-body.js';

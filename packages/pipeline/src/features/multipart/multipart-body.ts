@@ -1,10 +1,10 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable } from 'node:stream';
 import type { FieldInfo, FileInfo } from 'busboy';
-import { NotSupportedError, WebApplicationError } from '../core/http/errors.js';
-import { mediaTypeString, parseMediaType, type MediaType } from '../core/http/media-type.js';
-import { clientAborted, lengthMismatch, streamError, tooLarge } from '../providers/body-errors.js';
-import { toBuffer } from '../providers/read-body.js';
+import { NotSupportedError, WebApplicationError } from '../../core/http/errors.js';
+import { mediaTypeString, parseMediaType, type MediaType } from '../../core/http/media-type.js';
+import { clientAborted, lengthMismatch, streamError, tooLarge } from '../../providers/body-errors.js';
+import { toBuffer } from '../../providers/read-body.js';
 import { busboy, type Busboy } from './busboy.js';
 import { EntityPart } from './entity-part.js';
 import { badBoundary, limitExceeded, malformed, MultipartErrorCode } from './errors.js';

@@ -4,7 +4,7 @@
  * (src/core/context/uri-builder.ts). The public entry point exports `UriBuilder` from here, so the
  * lookup is always in place where the class can be reached.
  */
-import type { Constructor } from '../context/providers.js';
+import type { Constructor } from '../context/contracts.js';
 import { setResourcePathLookup, UriBuilder } from '../context/uri-builder.js';
 import { effectiveResource } from './metadata.js';
 import { typeName } from '../util/type-name.js';

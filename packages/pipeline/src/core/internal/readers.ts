@@ -1,0 +1,112 @@
+/**
+ * The reader side of the entity providers: which MessageBodyReader reads a type as a media type
+ * (cached per runtime, Jakarta REST 3.1 §4.2.1) and the reader interceptor chain around it
+ * (§6.3), shared by the request-time read (read-entity.ts), the start-up checks and the testing entry.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Readable } from 'node:stream';
+import { NotSupportedError } from '../http/errors.js';
+import type { Exchange } from './exchange.js';
+import type { MediaType } from '../http/media-type.js';
+import type { BodyProviders } from './model.js';
+import type { MessageBodyReader, ReaderInterceptor, ReaderInterceptorContext, TypeToken } from '../context/contracts.js';
+import { mediaTypeKey } from './provider-cache.js';
+import { chooseProvider } from './provider-choice.js';
+import { nameOf } from '../util/type-name.js';
+
+/**
+ * Picks the first reader able to read `type` as `mediaType` (readers are pre-sorted). The choice
+ * is cached per reader list (one per runtime, built once, never changed) and (type, full media
+ * type with its parameters: a reader may decide on the charset), bounded by
+ * {@link ProviderCache} because the media type is the client's `Content-Type`. A miss is not
+ * cached: it is the 415 error path, a scan costs no more than before, and junk media types do not
+ * take the slots real ones need.
+ */
+export function selectReader(body: BodyProviders, type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader {
+  const cache = body.readerChoices;
+  const key = mediaTypeKey(mediaType);
+  const hit = cache.get(type, key);
+  if (hit !== undefined) return hit;
+  const chosen = readerFor(body, type, mediaType);
+  if (chosen !== undefined) {
+    cache.set(type, key, chosen);
+    return chosen;
+  }
+  throw new NotSupportedError(`No reader for ${mediaType?.essence ?? 'a body without Content-Type'}`, { code: 'PIPE_NO_READER' });
+}
+
+/**
+ * The reader of `body` that would read `type` as `mediaType` (Jakarta REST 3.1 §4.2.1), or
+ * undefined; not cached. The request path's lookup, also asked by `build()` for declared types.
+ */
+export function readerFor(body: BodyProviders, type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader | undefined {
+  return chooseProvider(
+    body.readers,
+    (r) => r.isReadable(type, mediaType),
+    (r) => r.consumes,
+    mediaType,
+    body.builtin,
+  );
+}
+
+/**
+ * The `Content-Length` that describes `ctx.input`: the header's value while the input is still
+ * the raw request, `undefined` once an interceptor replaced the stream (a decoded stream has
+ * another length, whether or not the interceptor dropped the header). Not validated
+ * (`Number('x')` is NaN): the consumer decides what an invalid value means, as for raw bodies.
+ * Readers get it as `ReadContext.contentLength`; decoding interceptors (gzip) use it to refuse an
+ * oversized encoded body before reading it.
+ */
+export function declaredLength(ctx: ReaderInterceptorContext): number | undefined {
+  if (ctx.input !== ctx.request.raw) return undefined;
+  const cl = ctx.headers['content-length'];
+  return cl === undefined ? undefined : Number(cl);
+}
+
+export class ReadCtx implements ReaderInterceptorContext {
+  readonly request: Exchange;
+  type: TypeToken;
+  mediaType: MediaType | undefined;
+  readonly headers: IncomingHttpHeaders;
+  input: Readable;
+  limit: number;
+  private i = 0;
+
+  constructor(
+    ex: Exchange,
+    type: TypeToken,
+    mediaType: MediaType | undefined,
+    private readonly chain: readonly ReaderInterceptor[],
+  ) {
+    this.request = ex;
+    this.type = type;
+    this.mediaType = mediaType;
+    // Interceptors may drop Content-Encoding/Content-Length after decoding: they get a copy.
+    this.headers = chain.length === 0 ? ex.headers : { ...ex.headers };
+    this.input = ex.raw;
+    this.limit = ex.rt.limits.bodyLimit;
+  }
+
+  async proceed(): Promise<unknown> {
+    const interceptor = this.chain[this.i++];
+    if (interceptor !== undefined) {
+      if (this.request.trace !== undefined) this.request.trace.push(`reader-interceptor:${nameOf(interceptor)}`);
+      return interceptor.aroundReadFrom(this);
+    }
+    const reader = selectReader(this.request.rt.body, this.type, this.mediaType);
+    if (this.request.trace !== undefined) this.request.trace.push(`reader:${nameOf(reader)}`);
+    return reader.readFrom(this.type, this.mediaType, this.input, {
+      request: this.request,
+      headers: this.headers,
+      limit: this.limit,
+      contentLength: declaredLength(this),
+    });
+  }
+
+  getProperty(name: string): unknown {
+    return this.request.getProperty(name);
+  }
+  setProperty(name: string, value: unknown): void {
+    this.request.setProperty(name, value);
+  }
+}
