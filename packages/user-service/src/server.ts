@@ -19,7 +19,7 @@ import { RateLimiter } from './domain/rate-limit.js';
 import { seedDemoData } from './domain/seed.js';
 import { TokenService } from './domain/tokens.js';
 import { UpstreamCatalog } from './domain/upstream.js';
-import { UserService } from './domain/users.js';
+import { UserService } from './domain/users/service.js';
 import { serviceErrorBody, serviceProblemBody } from './http/error-body.js';
 import { ApiVersionFilter } from './http/filters/api-version-filter.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from './http/filters/auth-filters.js';

@@ -5,7 +5,7 @@
  * by one lazy scan and then maintained from the store's change notifications.
  */
 import type { RecordStore } from '../storage/record-store.js';
-import { KeyedLock } from './users-keyed-lock.js';
+import { KeyedLock } from './users/keyed-lock.js';
 import { ORDERS_COLLECTION, type StoredOrder } from './orders-model.js';
 
 const indexes = new WeakMap<RecordStore, OrdersIndex>();

@@ -35,7 +35,7 @@ import {
   type StoredOrderItem,
 } from './orders-model.js';
 import { validateOrderInput, validateStatusValue } from './orders-validation.js';
-import { formatTimestamp, systemClock, USERS_COLLECTION, validationFailed, type Clock } from './users-model.js';
+import { formatTimestamp, systemClock, USERS_COLLECTION, validationFailed, type Clock } from './users/model.js';
 
 /** Finds the customer (an existing user) by id; `undefined` when the user does not exist. */
 export type CustomerLookup = (userId: number) => OrderCustomer | undefined;

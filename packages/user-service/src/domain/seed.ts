@@ -10,8 +10,8 @@ import { RecordStoreError, type RecordStore } from '../storage/record-store.js';
 import { EmbeddedCatalog, type ProductLookup } from './catalog.js';
 import { ORDERS_COLLECTION } from './orders-model.js';
 import { OrderService } from './orders.js';
-import { systemClock, USERS_COLLECTION, type Clock } from './users-model.js';
-import { UserService } from './users.js';
+import { systemClock, USERS_COLLECTION, type Clock } from './users/model.js';
+import { UserService } from './users/service.js';
 
 /** What a seeder gets: the store, the clock and the domain services over that store. */
 export interface SeedContext {

@@ -7,7 +7,7 @@ import {
   type WebApplicationError,
 } from '@jaxrs-node/pipeline';
 import { InvalidTokenError } from '../domain/tokens.js';
-import { formatTimestamp } from '../domain/users-model.js';
+import { formatTimestamp } from '../domain/users/model.js';
 
 /**
  * The service's error body (SPEC "Errors"): `timestamp`, `status`, `error` (the reason text, e.g.

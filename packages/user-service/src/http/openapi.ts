@@ -1,5 +1,5 @@
 import { OpenApiFeature, type ApiResponseOptions, type JsonSchema, type OpenApiOptions } from '@jaxrs-node/pipeline';
-import { USER_JSON_SCHEMA } from '../domain/user-schema.js';
+import { USER_JSON_SCHEMA } from '../domain/users/schema.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth, RateLimited } from './bindings.js';
 
 /**

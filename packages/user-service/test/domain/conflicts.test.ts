@@ -10,8 +10,8 @@ import { EmbeddedCatalog } from '../../src/domain/catalog.js';
 import { retryOnConflict } from '../../src/domain/conflicts.js';
 import { ORDERS_COLLECTION } from '../../src/domain/orders-model.js';
 import { OrderService } from '../../src/domain/orders.js';
-import { USERS_COLLECTION } from '../../src/domain/users-model.js';
-import { UserService } from '../../src/domain/users.js';
+import { USERS_COLLECTION } from '../../src/domain/users/model.js';
+import { UserService } from '../../src/domain/users/service.js';
 import { MemoryRecordStore, RecordStoreError, type CommitOptions, type Mutation } from '../../src/storage/index.js';
 
 /** A memory store where `interfere` runs once, right before the next commit: a foreign write. */

@@ -4,7 +4,7 @@ import { EmbeddedCatalog, type Product, type ProductLookup } from '../../src/dom
 import { centsToAmount, formatOrderNumber, ORDER_STATUSES, priceToCents, type OrderStatus } from '../../src/domain/orders-model.js';
 import { MAX_ORDER_ITEMS } from '../../src/domain/orders-validation.js';
 import { OrderService } from '../../src/domain/orders.js';
-import { UserService } from '../../src/domain/users.js';
+import { UserService } from '../../src/domain/users/service.js';
 import { FakeRecordStore, fieldsOf, manualClock, rejected } from './fake-store.js';
 
 function setup(options: { findProduct?: ProductLookup; visibility?: 'sync' | 'deferred' } = {}) {

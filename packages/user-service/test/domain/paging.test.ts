@@ -8,8 +8,8 @@ import {
   userComparator,
   type SortSpec,
 } from '../../src/domain/paging.js';
-import type { UserRepresentation } from '../../src/domain/users-representation.js';
-import { UserService } from '../../src/domain/users.js';
+import type { UserRepresentation } from '../../src/domain/users/representation.js';
+import { UserService } from '../../src/domain/users/service.js';
 import { FakeRecordStore, fieldsOf, manualClock, thrown } from './fake-store.js';
 
 describe('parsePageQuery', () => {

@@ -18,7 +18,7 @@ import {
   EMAIL_PATTERN,
   FORBIDDEN_CHARACTERS,
   isValidEmail,
-} from '../../domain/users-validation.js';
+} from '../../domain/users/validation.js';
 
 const isString = (v: unknown): boolean => typeof v === 'string';
 const isBlank = (s: string): boolean => s.trim() === '';

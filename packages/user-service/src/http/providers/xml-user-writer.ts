@@ -1,5 +1,5 @@
 import type { MediaType, MessageBodyWriter, TypeToken } from '@jaxrs-node/pipeline';
-import { userToXml, type XmlUser } from '../../domain/xml.js';
+import { userToXml, type XmlUser } from '../../domain/users/xml.js';
 
 /** A user to be written as XML (SPEC: root `user`, children id, email, firstName, lastName...). */
 export class XmlUserView {

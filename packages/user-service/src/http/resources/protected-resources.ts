@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, GET, Path, Produces } from '@jaxrs-node/pipeline';
-import type { UserService } from '../../domain/users.js';
+import type { UserService } from '../../domain/users/service.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, GET, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
-import type { UserService } from '../../domain/users.js';
-import { toUserRepresentation } from '../../domain/users-representation.js';
+import type { UserService } from '../../domain/users/service.js';
+import { toUserRepresentation } from '../../domain/users/representation.js';
 import { XmlUserView } from '../providers/xml-user-writer.js';
 import { TOKENS } from '../tokens.js';
 import { Id } from './ids.js';

@@ -7,9 +7,9 @@
  * it at least once per user; slicing a cached sort reads it only to build the page's items.
  */
 import { describe, expect, it } from 'vitest';
-import { UserService } from '../../src/domain/users.js';
-import type { StoredRecord } from '../../src/storage/record-store.js';
-import { FakeRecordStore } from './fake-store.js';
+import { UserService } from '../../../src/domain/users/service.js';
+import type { StoredRecord } from '../../../src/storage/record-store.js';
+import { FakeRecordStore } from '../fake-store.js';
 
 /** A fake store whose scanned records count how often their `lastName` is read. */
 class CountingStore extends FakeRecordStore {

@@ -1,9 +1,9 @@
 import { BadRequestError, NotFoundError } from '@jaxrs-node/pipeline';
 import { describe, expect, it } from 'vitest';
-import { formatTimestamp } from '../../src/domain/users-model.js';
-import { toRepresentation, toUserRepresentation } from '../../src/domain/users-representation.js';
-import { MAX_LIST_ITEMS, UserService } from '../../src/domain/users.js';
-import { FakeRecordStore, fieldsOf, manualClock, rejected, thrown } from './fake-store.js';
+import { formatTimestamp } from '../../../src/domain/users/model.js';
+import { toRepresentation, toUserRepresentation } from '../../../src/domain/users/representation.js';
+import { MAX_LIST_ITEMS, UserService } from '../../../src/domain/users/service.js';
+import { FakeRecordStore, fieldsOf, manualClock, rejected, thrown } from '../fake-store.js';
 
 const body = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', age: 36 };
 

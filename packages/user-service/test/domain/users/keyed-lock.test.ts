@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KeyedLock } from '../../src/domain/users-keyed-lock.js';
+import { KeyedLock } from '../../../src/domain/users/keyed-lock.js';
 
 /** A promise the test resolves by hand. */
 function gate(): { promise: Promise<void>; open: () => void } {

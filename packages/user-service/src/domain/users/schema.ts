@@ -7,7 +7,7 @@
  * additionalProperties); it refuses any other keyword so the constant and the checker cannot
  * drift apart silently. Tests run every emitted representation through it.
  */
-import { codePointLength, isValidEmail } from './users-validation.js';
+import { codePointLength, isValidEmail } from './validation.js';
 
 /** The User response schema. */
 export const USER_JSON_SCHEMA = {

@@ -1,6 +1,6 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { describe, expect, it } from 'vitest';
-import { assertXmlSafe, sanitizeXmlText, userToXml, XML_DECLARATION, type XmlUser } from '../../src/domain/xml.js';
+import { assertXmlSafe, sanitizeXmlText, userToXml, XML_DECLARATION, type XmlUser } from '../../../src/domain/users/xml.js';
 
 /** Parses without any value coercion so every value comes back as the exact text sent. */
 const parser = new XMLParser({ parseTagValue: false, processEntities: true, htmlEntities: false, isArray: (name) => name === 'role' });

@@ -6,7 +6,7 @@ import {
   splitVariantName,
   validateUserInput,
   validateVariantInput,
-} from '../../src/domain/users-validation.js';
+} from '../../../src/domain/users/validation.js';
 
 const valid = { email: 'ada@example.com', firstName: 'Ada', lastName: 'Lovelace', age: 36 };
 const fields = (body: unknown): string[] => validateUserInput(body).violations.map((v) => v.field);

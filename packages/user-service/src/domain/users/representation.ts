@@ -4,7 +4,7 @@
  * leak, optional fields are omitted rather than `null`, and key order is fixed so bodies are
  * byte-stable (and a compiled serializer can rely on one shape).
  */
-import type { StoredUser } from './users-model.js';
+import type { StoredUser } from './model.js';
 
 /** The SPEC's User resource as sent to clients. */
 export interface UserRepresentation {

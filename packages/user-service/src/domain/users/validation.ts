@@ -7,7 +7,7 @@
  * Unknown fields and server-owned fields (id, roles, status, createdAt, updatedAt, fullName,
  * birthDate) are ignored.
  */
-import { isJsonObject, ownField, type UserInput, type ValidationResult, type VariantUserInput, type Violation } from './users-model.js';
+import { isJsonObject, ownField, type UserInput, type ValidationResult, type VariantUserInput, type Violation } from './model.js';
 
 /** Client-controlled user fields, in representation order. */
 export const USER_INPUT_FIELDS = ['email', 'firstName', 'lastName', 'age'] as const;

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { seedDemoData } from '../../src/domain/seed.js';
-import { USER_JSON_SCHEMA, validateAgainstUserSchema } from '../../src/domain/user-schema.js';
-import type { UserRepresentation } from '../../src/domain/users-representation.js';
-import { UserService } from '../../src/domain/users.js';
-import { FakeRecordStore, manualClock } from './fake-store.js';
+import { seedDemoData } from '../../../src/domain/seed.js';
+import { USER_JSON_SCHEMA, validateAgainstUserSchema } from '../../../src/domain/users/schema.js';
+import type { UserRepresentation } from '../../../src/domain/users/representation.js';
+import { UserService } from '../../../src/domain/users/service.js';
+import { FakeRecordStore, manualClock } from '../fake-store.js';
 
 const good = {
   id: 1,

@@ -37,23 +37,15 @@
  *   findByEmail and search: a linear scan of the array in id order, stopped at 1000 results, the
  *   SPEC's unpaged-list limit.
  */
-import { isRecordId } from '../storage/record-codec.js';
-import { localVersion, type Mutation, type Precondition, type RecordStore } from '../storage/record-store.js';
-import { retryOnConflict } from './conflicts.js';
+import { isRecordId } from '../../storage/record-codec.js';
+import { localVersion, type Mutation, type Precondition, type RecordStore } from '../../storage/record-store.js';
+import { retryOnConflict } from '../conflicts.js';
 import { EntityTag, NotFoundError } from '@jaxrs-node/pipeline';
-import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from './paging.js';
-import { selectWindow } from './paging-select.js';
-import { TrigramIndex } from './trigram-index.js';
-import { UsersIndex } from './users-index.js';
-import {
-  formatTimestamp,
-  requireValid,
-  systemClock,
-  USERS_COLLECTION,
-  type Clock,
-  type StoredUser,
-  type UserInput,
-} from './users-model.js';
+import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from '../paging.js';
+import { selectWindow } from '../paging-select.js';
+import { TrigramIndex } from '../trigram-index.js';
+import { UsersIndex } from './indexes.js';
+import { formatTimestamp, requireValid, systemClock, USERS_COLLECTION, type Clock, type StoredUser, type UserInput } from './model.js';
 import {
   isVariant,
   toRepresentation,
@@ -61,8 +53,8 @@ import {
   type AnyUserRepresentation,
   type UserRepresentation,
   type VariantUserRepresentation,
-} from './users-representation.js';
-import { mergePatchUserInput, splitVariantName, validateUserInput, validateVariantInput } from './users-validation.js';
+} from './representation.js';
+import { mergePatchUserInput, splitVariantName, validateUserInput, validateVariantInput } from './validation.js';
 
 /** Most items an unpaged list, email filter or search returns (SPEC Limits). */
 export const MAX_LIST_ITEMS = 1000;

@@ -18,12 +18,12 @@
  * (`onChange`), whoever wrote. It lives in a WeakMap
  * keyed by the store so two service instances (the app's and the seeder's) never disagree.
  */
-import type { RecordStore } from '../storage/record-store.js';
-import { UserSortIndex, type IndexedSortField } from './sort-index.js';
-import { TrigramIndex } from './trigram-index.js';
-import { KeyedLock } from './users-keyed-lock.js';
-import { USERS_COLLECTION, type StoredUser } from './users-model.js';
-import { isVariant } from './users-representation.js';
+import type { RecordStore } from '../../storage/record-store.js';
+import { UserSortIndex, type IndexedSortField } from '../sort-index.js';
+import { TrigramIndex } from '../trigram-index.js';
+import { KeyedLock } from './keyed-lock.js';
+import { USERS_COLLECTION, type StoredUser } from './model.js';
+import { isVariant } from './representation.js';
 
 const indexes = new WeakMap<RecordStore, UsersIndex>();
 

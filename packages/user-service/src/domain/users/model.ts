@@ -6,7 +6,7 @@
  * depend on it without depending on each other.
  */
 import { BadRequestError } from '@jaxrs-node/pipeline';
-import type { StoredRecord } from '../storage/record-store.js';
+import type { StoredRecord } from '../../storage/record-store.js';
 
 /** Name of the record-store collection that holds users (regular and variant). */
 export const USERS_COLLECTION = 'users';
