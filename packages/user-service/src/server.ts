@@ -12,7 +12,7 @@ import { FileStore } from './domain/files.js';
 import { IdempotencyService } from './domain/idempotency.js';
 import { RememberedLogins } from './domain/remembered-logins.js';
 import { JobService } from './domain/jobs.js';
-import { OrderService } from './domain/orders.js';
+import { OrderService } from './domain/orders/service.js';
 import { AuthFailureGuard } from './domain/auth-failures.js';
 import { ClientConcurrency, LARGE_DATA_TOTAL } from './domain/client-concurrency.js';
 import { RateLimiter } from './domain/rate-limit.js';

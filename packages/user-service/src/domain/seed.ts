@@ -8,8 +8,8 @@
  */
 import { RecordStoreError, type RecordStore } from '../storage/record-store.js';
 import { EmbeddedCatalog, type ProductLookup } from './catalog.js';
-import { ORDERS_COLLECTION } from './orders-model.js';
-import { OrderService } from './orders.js';
+import { ORDERS_COLLECTION } from './orders/model.js';
+import { OrderService } from './orders/service.js';
 import { systemClock, USERS_COLLECTION, type Clock } from './users/model.js';
 import { UserService } from './users/service.js';
 

@@ -8,8 +8,8 @@ import { ConflictError, NotFoundError, WebApplicationError } from '@jaxrs-node/p
 import { describe, expect, it } from 'vitest';
 import { EmbeddedCatalog } from '../../src/domain/catalog.js';
 import { retryOnConflict } from '../../src/domain/conflicts.js';
-import { ORDERS_COLLECTION } from '../../src/domain/orders-model.js';
-import { OrderService } from '../../src/domain/orders.js';
+import { ORDERS_COLLECTION } from '../../src/domain/orders/model.js';
+import { OrderService } from '../../src/domain/orders/service.js';
 import { USERS_COLLECTION } from '../../src/domain/users/model.js';
 import { UserService } from '../../src/domain/users/service.js';
 import { MemoryRecordStore, RecordStoreError, type CommitOptions, type Mutation } from '../../src/storage/index.js';

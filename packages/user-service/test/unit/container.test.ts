@@ -12,7 +12,7 @@ import type { InjectionToken } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/domain/config.js';
 import { UserService } from '../../src/domain/users/service.js';
-import { OrderService } from '../../src/domain/orders.js';
+import { OrderService } from '../../src/domain/orders/service.js';
 import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/credentials.js';
 import { RateLimiter } from '../../src/domain/rate-limit.js';
 import { TokenService } from '../../src/domain/tokens.js';

@@ -7,7 +7,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Application, buildOpenApi, compileValidator, PATCH, Path, POST, PUT } from '@jaxrs-node/pipeline';
-import { validateOrderInput, validateStatusValue } from '../../src/domain/orders-validation.js';
+import { validateOrderInput, validateStatusValue } from '../../src/domain/orders/validation.js';
 import type { UserInput as DomainUserInput } from '../../src/domain/users/model.js';
 import { mergePatchUserInput, validateUserInput, validateVariantInput } from '../../src/domain/users/validation.js';
 import { NewOrder, OrderLine, OrderStatusChange } from '../../src/http/entities/orders.js';

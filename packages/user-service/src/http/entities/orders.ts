@@ -8,8 +8,8 @@
  * decorators state that rule for the document; test/unit/entities pins it to the domain's.
  */
 import { ArrayOf } from '@jaxrs-node/pipeline';
-import { ORDER_STATUSES, type OrderStatus } from '../../domain/orders-model.js';
-import { MAX_ORDER_ITEMS, MAX_QUANTITY } from '../../domain/orders-validation.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../domain/orders/model.js';
+import { MAX_ORDER_ITEMS, MAX_QUANTITY } from '../../domain/orders/validation.js';
 import { IntegerBetween, ItemCount, OneOf, Required } from './constraints.js';
 
 /**

@@ -21,9 +21,9 @@ import {
   Link,
 } from '@jaxrs-node/pipeline';
 import type { IdempotencyService } from '../../domain/idempotency.js';
-import type { OrderService } from '../../domain/orders.js';
+import type { OrderService } from '../../domain/orders/service.js';
 import type { UserService, WriteOptions } from '../../domain/users/service.js';
-import type { OrderRepresentation } from '../../domain/orders-model.js';
+import type { OrderRepresentation } from '../../domain/orders/model.js';
 import type { Page } from '../../domain/paging.js';
 import type { AnyUserRepresentation, UserRepresentation, VariantUserRepresentation } from '../../domain/users/representation.js';
 import { RateLimited } from '../bindings.js';

@@ -7,8 +7,8 @@
  * which JSON.stringify prints with at most 2 decimals (`999.99`, `89.5`).
  */
 import { BadGatewayError } from '@jaxrs-node/pipeline';
-import type { StoredRecord } from '../storage/record-store.js';
-import type { Product } from './catalog.js';
+import type { StoredRecord } from '../../storage/record-store.js';
+import type { Product } from '../catalog.js';
 
 /** Name of the record-store collection that holds orders. */
 export const ORDERS_COLLECTION = 'orders';

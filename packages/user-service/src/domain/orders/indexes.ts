@@ -4,9 +4,9 @@
  * Why: `GET /api/users/<id>/orders` must not scan every order of every user. The index is built
  * by one lazy scan and then maintained from the store's change notifications.
  */
-import type { RecordStore } from '../storage/record-store.js';
-import { KeyedLock } from './users/keyed-lock.js';
-import { ORDERS_COLLECTION, type StoredOrder } from './orders-model.js';
+import type { RecordStore } from '../../storage/record-store.js';
+import { KeyedLock } from '../users/keyed-lock.js';
+import { ORDERS_COLLECTION, type StoredOrder } from './model.js';
 
 const indexes = new WeakMap<RecordStore, OrdersIndex>();
 

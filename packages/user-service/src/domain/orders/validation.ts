@@ -5,8 +5,8 @@
  * result lists every structurally valid product reference so the service can look them up and
  * add "does not exist" violations to the same single 400.
  */
-import { isOrderStatus, ORDER_STATUSES } from './orders-model.js';
-import { isJsonObject, ownField, type ValidationResult, type Violation } from './users/model.js';
+import { isOrderStatus, ORDER_STATUSES } from './model.js';
+import { isJsonObject, ownField, type ValidationResult, type Violation } from '../users/model.js';
 
 /** Most lines per order: bounds the catalog lookups one request can trigger. */
 export const MAX_ORDER_ITEMS = 100;

@@ -15,13 +15,13 @@
  *   the other gets 409, on one instance or several sharing a store. An order commits only if its
  *   user still exists (a precondition of the same batch).
  */
-import { isRecordId } from '../storage/record-codec.js';
-import { localVersion, RecordStoreError, type RecordStore } from '../storage/record-store.js';
-import { retryOnConflict } from './conflicts.js';
-import type { IdempotentCommit } from './idempotency.js';
+import { isRecordId } from '../../storage/record-codec.js';
+import { localVersion, RecordStoreError, type RecordStore } from '../../storage/record-store.js';
+import { retryOnConflict } from '../conflicts.js';
+import type { IdempotentCommit } from '../idempotency.js';
 import { ConflictError, NotFoundError } from '@jaxrs-node/pipeline';
-import type { Product, ProductLookup } from './catalog.js';
-import { OrdersIndex } from './orders-index.js';
+import type { Product, ProductLookup } from '../catalog.js';
+import { OrdersIndex } from './indexes.js';
 import {
   canTransition,
   formatOrderNumber,
@@ -33,9 +33,9 @@ import {
   type OrderStatus,
   type StoredOrder,
   type StoredOrderItem,
-} from './orders-model.js';
-import { validateOrderInput, validateStatusValue } from './orders-validation.js';
-import { formatTimestamp, systemClock, USERS_COLLECTION, validationFailed, type Clock } from './users/model.js';
+} from './model.js';
+import { validateOrderInput, validateStatusValue } from './validation.js';
+import { formatTimestamp, systemClock, USERS_COLLECTION, validationFailed, type Clock } from '../users/model.js';
 
 /** Finds the customer (an existing user) by id; `undefined` when the user does not exist. */
 export type CustomerLookup = (userId: number) => OrderCustomer | undefined;

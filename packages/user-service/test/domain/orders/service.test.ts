@@ -1,11 +1,11 @@
 import { BadGatewayError, ConflictError, GatewayTimeoutError } from '@jaxrs-node/pipeline';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedCatalog, type Product, type ProductLookup } from '../../src/domain/catalog.js';
-import { centsToAmount, formatOrderNumber, ORDER_STATUSES, priceToCents, type OrderStatus } from '../../src/domain/orders-model.js';
-import { MAX_ORDER_ITEMS } from '../../src/domain/orders-validation.js';
-import { OrderService } from '../../src/domain/orders.js';
-import { UserService } from '../../src/domain/users/service.js';
-import { FakeRecordStore, fieldsOf, manualClock, rejected } from './fake-store.js';
+import { EmbeddedCatalog, type Product, type ProductLookup } from '../../../src/domain/catalog.js';
+import { centsToAmount, formatOrderNumber, ORDER_STATUSES, priceToCents, type OrderStatus } from '../../../src/domain/orders/model.js';
+import { MAX_ORDER_ITEMS } from '../../../src/domain/orders/validation.js';
+import { OrderService } from '../../../src/domain/orders/service.js';
+import { UserService } from '../../../src/domain/users/service.js';
+import { FakeRecordStore, fieldsOf, manualClock, rejected } from '../fake-store.js';
 
 function setup(options: { findProduct?: ProductLookup; visibility?: 'sync' | 'deferred' } = {}) {
   const store = new FakeRecordStore({ visibility: options.visibility });
