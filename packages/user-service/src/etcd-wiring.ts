@@ -3,7 +3,7 @@
  * across the instances. Loaded by server.ts only in that mode, so a journal deployment never
  * loads the etcd client.
  */
-import { AuthFailureGuard } from './domain/auth-failures.js';
+import { AuthFailureGuard } from './domain/auth/failures.js';
 import type { AppConfig } from './domain/config.js';
 import { EtcdSharedCounts } from './domain/rate-limit-etcd.js';
 import { SharedRateLimiter } from './domain/rate-limit-shared.js';

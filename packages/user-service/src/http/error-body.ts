@@ -6,7 +6,7 @@ import {
   type ErrorBodyFactory,
   type WebApplicationError,
 } from '@jaxrs-node/pipeline';
-import { InvalidTokenError } from '../domain/tokens.js';
+import { InvalidTokenError } from '../domain/auth/bearer-tokens.js';
 import { formatTimestamp } from '../domain/users/model.js';
 
 /**

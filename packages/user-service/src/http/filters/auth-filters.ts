@@ -1,10 +1,10 @@
 import { inject, injectable } from 'tsyringe';
 import { Priorities, Priority, SecurityContext, type ContainerRequestContext, type ContainerRequestFilter } from '@jaxrs-node/pipeline';
-import type { Principal } from '../../domain/auth.js';
-import type { AuthFailureGuard } from '../../domain/auth-failures.js';
-import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth-guards.js';
-import { parseBasicCredentials, type ApiKeyVerifier, type BasicAuthenticator } from '../../domain/credentials.js';
-import type { TokenService } from '../../domain/tokens.js';
+import type { Principal } from '../../domain/auth/principal.js';
+import type { AuthFailureGuard } from '../../domain/auth/failures.js';
+import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth/guards.js';
+import { parseBasicCredentials, type ApiKeyVerifier, type BasicAuthenticator } from '../../domain/auth/credentials.js';
+import type { TokenService } from '../../domain/auth/bearer-tokens.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 

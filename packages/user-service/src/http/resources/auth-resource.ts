@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, Consumes, Context, NotBlank, Path, POST, Produces, ContainerRequestContext } from '@jaxrs-node/pipeline';
-import type { AuthFailureGuard } from '../../domain/auth-failures.js';
-import { loginFailed } from '../../domain/auth.js';
-import type { BasicAuthenticator } from '../../domain/credentials.js';
-import type { TokenService } from '../../domain/tokens.js';
+import type { AuthFailureGuard } from '../../domain/auth/failures.js';
+import { loginFailed } from '../../domain/auth/principal.js';
+import type { BasicAuthenticator } from '../../domain/auth/credentials.js';
+import type { TokenService } from '../../domain/auth/bearer-tokens.js';
 import { RateLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 

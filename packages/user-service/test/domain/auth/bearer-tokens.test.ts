@@ -1,7 +1,7 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { WebApplicationError } from '@jaxrs-node/pipeline';
-import { InvalidTokenError, TokenService, type InvalidTokenReason } from '../../src/domain/tokens.js';
+import { InvalidTokenError, TokenService, type InvalidTokenReason } from '../../../src/domain/auth/bearer-tokens.js';
 
 const secret = randomBytes(32);
 const admin = { name: 'admin', roles: ['ADMIN'] };

@@ -7,7 +7,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { NotAuthorizedError } from '@jaxrs-node/pipeline';
-import { AuthErrorCodes, Challenges, type Principal } from './auth.js';
+import { AuthErrorCodes, Challenges, type Principal } from './principal.js';
 
 /** Why a token was refused; for logs and tests, never sent to the client. */
 export type InvalidTokenReason = 'malformed' | 'signature' | 'algorithm' | 'claims' | 'expired';

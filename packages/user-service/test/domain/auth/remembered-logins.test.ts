@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { BasicAuthenticator } from '../../src/domain/credentials.js';
-import { REMEMBERED_LOGINS_COLLECTION, RememberedLogins } from '../../src/domain/remembered-logins.js';
-import { MemoryRecordStore } from '../../src/storage/index.js';
-import { until } from '../helpers/poll.js';
+import { BasicAuthenticator } from '../../../src/domain/auth/credentials.js';
+import { REMEMBERED_LOGINS_COLLECTION, RememberedLogins } from '../../../src/domain/auth/remembered-logins.js';
+import { MemoryRecordStore } from '../../../src/storage/index.js';
+import { until } from '../../helpers/poll.js';
 
 const FAST = { N: 16, r: 1, p: 1, keyLength: 32 };
 const SECRET = Buffer.from('a-secret-every-instance-shares-0123456789');

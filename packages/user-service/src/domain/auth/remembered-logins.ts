@@ -10,7 +10,7 @@
  * request.
  */
 import { createHash, createHmac } from 'node:crypto';
-import type { RecordStore, StoredRecord } from '../storage/record-store.js';
+import type { RecordStore, StoredRecord } from '../../storage/record-store.js';
 
 /** Record-store collection of remembered logins. */
 export const REMEMBERED_LOGINS_COLLECTION = 'logins';

@@ -1,7 +1,7 @@
 /** HashGate: password hashes run one at a time (by default), a bounded number wait, the rest get 503 at once. */
 import { describe, expect, it } from 'vitest';
-import { BasicAuthenticator } from '../../src/domain/credentials.js';
-import { HashGate } from '../../src/domain/hash-gate.js';
+import { BasicAuthenticator } from '../../../src/domain/auth/credentials.js';
+import { HashGate } from '../../../src/domain/auth/hash-gate.js';
 
 describe('HashGate', () => {
   it('runs at most `concurrency` hashes at once and refuses past the queue with 503', async () => {

@@ -1,7 +1,7 @@
 /** AuthFailureGuard: failed attempts per client and per account, checked before any credential. */
 import { describe, expect, it } from 'vitest';
 import { NotAuthorizedError, ServiceUnavailableError } from '@jaxrs-node/pipeline';
-import { AuthFailureGuard } from '../../src/domain/auth-failures.js';
+import { AuthFailureGuard } from '../../../src/domain/auth/failures.js';
 
 const wrong = (): never => {
   throw new NotAuthorizedError('Basic');

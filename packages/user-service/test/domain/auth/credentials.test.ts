@@ -1,6 +1,6 @@
 import { scrypt } from 'node:crypto';
 import { describe, expect, it, vi } from 'vitest';
-import { ApiKeyVerifier, BasicAuthenticator, parseBasicCredentials, type ScryptParams } from '../../src/domain/credentials.js';
+import { ApiKeyVerifier, BasicAuthenticator, parseBasicCredentials, type ScryptParams } from '../../../src/domain/auth/credentials.js';
 
 // Spy on scrypt (still the real one) to prove which attempts pay for a hash.
 vi.mock('node:crypto', async (importOriginal) => {

@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { ForbiddenError, NotAuthorizedError, type WebApplicationError } from '@jaxrs-node/pipeline';
-import { loginFailed } from '../../src/domain/auth.js';
-import { readBearerToken, requireApiKey, requireBasic, requireBearer } from '../../src/domain/auth-guards.js';
-import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/credentials.js';
-import { InvalidTokenError, TokenService } from '../../src/domain/tokens.js';
+import { loginFailed } from '../../../src/domain/auth/principal.js';
+import { readBearerToken, requireApiKey, requireBasic, requireBearer } from '../../../src/domain/auth/guards.js';
+import { ApiKeyVerifier, BasicAuthenticator } from '../../../src/domain/auth/credentials.js';
+import { InvalidTokenError, TokenService } from '../../../src/domain/auth/bearer-tokens.js';
 
 async function caught(fn: () => unknown): Promise<WebApplicationError> {
   try {

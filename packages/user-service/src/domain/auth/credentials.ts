@@ -6,7 +6,7 @@
  * the length (Node docs: `crypto.timingSafeEqual` throws on unequal lengths).
  */
 import { createHmac, randomBytes, scrypt, timingSafeEqual, type BinaryLike } from 'node:crypto';
-import { Roles, type Principal } from './auth.js';
+import { Roles, type Principal } from './principal.js';
 import { HashGate } from './hash-gate.js';
 import type { RememberedLogins } from './remembered-logins.js';
 

@@ -3,9 +3,9 @@
  * error the SPEC prescribes. The HTTP layer's request filters call these; they know nothing of
  * requests themselves, so they stay framework-free and unit-testable.
  */
-import { apiKeyForbidden, apiKeyRequired, basicAuthRequired, bearerRequired, type Principal } from './auth.js';
+import { apiKeyForbidden, apiKeyRequired, basicAuthRequired, bearerRequired, type Principal } from './principal.js';
 import type { ApiKeyVerifier, BasicAuthenticator } from './credentials.js';
-import type { TokenService } from './tokens.js';
+import type { TokenService } from './bearer-tokens.js';
 
 /** RFC 6750 §2.1: `Bearer` (case-insensitive), one or more spaces, the token. */
 const BEARER = /^bearer(?: +(.*))?$/is;
