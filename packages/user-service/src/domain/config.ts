@@ -4,7 +4,7 @@
  * bad deployment fails at start-up instead of on the first request that needs the value.
  */
 import { join, resolve } from 'node:path';
-import { LARGE_DATA_TOTAL } from './client-concurrency.js';
+import { LARGE_DATA_TOTAL } from './limits/client-concurrency.js';
 import { DEFAULTS } from './config-docs.js';
 import { loadOrCreateTokenSecret, nodeConfigFs, type ConfigFs, type TokenSecretSource } from './config-secret.js';
 

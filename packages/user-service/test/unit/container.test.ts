@@ -14,7 +14,7 @@ import { loadConfig } from '../../src/domain/config.js';
 import { UserService } from '../../src/domain/users/service.js';
 import { OrderService } from '../../src/domain/orders/service.js';
 import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/auth/credentials.js';
-import { RateLimiter } from '../../src/domain/rate-limit.js';
+import { RateLimiter } from '../../src/domain/limits/rate-limit.js';
 import { TokenService } from '../../src/domain/auth/bearer-tokens.js';
 import { FileStore } from '../../src/domain/files.js';
 import { JobService } from '../../src/domain/jobs.js';

@@ -17,8 +17,8 @@
  * knew of fewer than limit - syncMargin failures) while the others had already seen the limit.
  */
 import { TooManyRequestsError, WebApplicationError } from '@jaxrs-node/pipeline';
-import { RateLimiter, type RateLimitDecision } from '../rate-limit.js';
-import { SharedRateLimiter } from '../rate-limit-shared.js';
+import { RateLimiter, type RateLimitDecision } from '../limits/rate-limit.js';
+import { SharedRateLimiter } from '../limits/rate-limit-shared.js';
 
 /** Options of {@link AuthFailureGuard}. */
 export interface AuthFailureGuardOptions {

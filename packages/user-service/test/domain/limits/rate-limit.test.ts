@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RateLimiter } from '../../src/domain/rate-limit.js';
+import { RateLimiter } from '../../../src/domain/limits/rate-limit.js';
 
 const MINUTE = 60_000;
 /** A window-aligned instant, so elapsed times in the tests are exact. */

@@ -8,12 +8,12 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdSharedCounts } from '../../src/domain/rate-limit-etcd.js';
-import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
-import { SharedRateLimiter } from '../../src/domain/rate-limit-shared.js';
-import { EtcdClient, EtcdError, type EtcdClientOptions } from '../../src/storage/etcd/client.js';
-import { skipWithoutEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
-import { until } from '../helpers/poll.js';
+import { EtcdSharedCounts } from '../../../src/domain/rate-limit-etcd.js';
+import type { RateLimitDecision } from '../../../src/domain/limits/rate-limit.js';
+import { SharedRateLimiter } from '../../../src/domain/limits/rate-limit-shared.js';
+import { EtcdClient, EtcdError, type EtcdClientOptions } from '../../../src/storage/etcd/client.js';
+import { skipWithoutEtcd, startEtcd, type EtcdCluster } from '../../helpers/etcd.js';
+import { until } from '../../helpers/poll.js';
 
 const MINUTE = 60_000;
 /** A window-aligned instant. */

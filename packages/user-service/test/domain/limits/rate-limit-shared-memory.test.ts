@@ -7,9 +7,9 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { NotAuthorizedError } from '@jaxrs-node/pipeline';
-import { AuthFailureGuard } from '../../src/domain/auth/failures.js';
-import type { RateLimitDecision } from '../../src/domain/rate-limit.js';
-import { SharedRateLimiter, type CountWindow, type KeyWindow, type SharedCounts } from '../../src/domain/rate-limit-shared.js';
+import { AuthFailureGuard } from '../../../src/domain/auth/failures.js';
+import type { RateLimitDecision } from '../../../src/domain/limits/rate-limit.js';
+import { SharedRateLimiter, type CountWindow, type KeyWindow, type SharedCounts } from '../../../src/domain/limits/rate-limit-shared.js';
 
 const MINUTE = 60_000;
 /** A window-aligned instant. */
