@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EtcdClient, TxnOp } from '../storage/etcd/client.js';
-import type { CountWindow, KeyWindow, SharedCounts } from './limits/rate-limit-shared.js';
+import type { CountWindow, KeyWindow, SharedCounts } from '../storage/shared-counts.js';
 
 /** etcd's default `--max-txn-ops`: the most operations one transaction may hold. */
 const MAX_TXN_OPS = 128;
