@@ -5,7 +5,7 @@
  */
 import { AuthFailureGuard } from './domain/auth/failures.js';
 import type { AppConfig } from './domain/config.js';
-import { EtcdSharedCounts } from './domain/rate-limit-etcd.js';
+import { EtcdSharedCounts } from './storage/etcd/shared-counts.js';
 import { SharedRateLimiter } from './domain/limits/rate-limit-shared.js';
 import { EtcdClient } from './storage/etcd/client.js';
 import { EtcdRecordStore } from './storage/etcd-store.js';

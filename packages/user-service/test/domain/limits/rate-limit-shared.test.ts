@@ -8,7 +8,7 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdSharedCounts } from '../../../src/domain/rate-limit-etcd.js';
+import { EtcdSharedCounts } from '../../../src/storage/etcd/shared-counts.js';
 import type { RateLimitDecision } from '../../../src/domain/limits/rate-limit.js';
 import { SharedRateLimiter } from '../../../src/domain/limits/rate-limit-shared.js';
 import { EtcdClient, EtcdError, type EtcdClientOptions } from '../../../src/storage/etcd/client.js';

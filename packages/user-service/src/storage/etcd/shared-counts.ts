@@ -9,8 +9,8 @@
  * a prefix range of the key per window.
  */
 import { randomUUID } from 'node:crypto';
-import type { EtcdClient, TxnOp } from '../storage/etcd/client.js';
-import type { CountWindow, KeyWindow, SharedCounts } from '../storage/shared-counts.js';
+import type { EtcdClient, TxnOp } from './client.js';
+import type { CountWindow, KeyWindow, SharedCounts } from '../shared-counts.js';
 
 /** etcd's default `--max-txn-ops`: the most operations one transaction may hold. */
 const MAX_TXN_OPS = 128;
