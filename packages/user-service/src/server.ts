@@ -11,7 +11,7 @@ import { ApiKeyVerifier, BasicAuthenticator } from './domain/auth/credentials.js
 import { FileStore } from './domain/files.js';
 import { IdempotencyService } from './domain/idempotency.js';
 import { RememberedLogins } from './domain/auth/remembered-logins.js';
-import { JobService } from './domain/jobs.js';
+import { JobService } from './domain/jobs/service.js';
 import { OrderService } from './domain/orders/service.js';
 import { AuthFailureGuard } from './domain/auth/failures.js';
 import { ClientConcurrency, LARGE_DATA_TOTAL } from './domain/limits/client-concurrency.js';

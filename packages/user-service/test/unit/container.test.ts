@@ -17,7 +17,7 @@ import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/auth/creden
 import { RateLimiter } from '../../src/domain/limits/rate-limit.js';
 import { TokenService } from '../../src/domain/auth/bearer-tokens.js';
 import { FileStore } from '../../src/domain/files.js';
-import { JobService } from '../../src/domain/jobs.js';
+import { JobService } from '../../src/domain/jobs/service.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from '../../src/http/filters/auth-filters.js';
 import { RateLimitFilter } from '../../src/http/filters/rate-limit-filter.js';
 import { UsersResource } from '../../src/http/resources/users-resource.js';

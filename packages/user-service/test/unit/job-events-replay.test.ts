@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/domain/config.js';
-import { JOB_DONE_COLLECTION } from '../../src/domain/jobs.js';
+import { JOB_DONE_COLLECTION } from '../../src/domain/jobs/service.js';
 import { JOB_EVENT_LOGS } from '../../src/http/job-events.js';
 import { createService, type Service } from '../../src/server.js';
 import { MemoryRecordStore, type RecordStore } from '../../src/storage/index.js';

@@ -3,7 +3,7 @@
  * the body of the status endpoint, its states and limits. The worker is in `jobs.ts`.
  */
 import type { WebApplicationError } from '@jaxrs-node/pipeline';
-import type { Mutation, Precondition, RecordStore, StoredRecord } from '../storage/record-store.js';
+import type { Mutation, Precondition, RecordStore, StoredRecord } from '../../storage/record-store.js';
 
 /** Record-store collection of jobs. */
 export const JOBS_COLLECTION = 'jobs';

@@ -3,8 +3,8 @@
  */
 import { InternalServerError } from '@jaxrs-node/pipeline';
 import { describe, expect, it } from 'vitest';
-import { JobService, type Job } from '../../src/domain/jobs.js';
-import { MemoryRecordStore } from '../../src/storage/index.js';
+import { JobService, type Job } from '../../../src/domain/jobs/service.js';
+import { MemoryRecordStore } from '../../../src/storage/index.js';
 
 async function setup(createUser?: (body: unknown) => Promise<{ id: number }>) {
   const store = new MemoryRecordStore();

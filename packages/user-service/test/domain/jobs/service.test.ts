@@ -11,11 +11,11 @@ import {
   type CreateItemOptions,
   type Job,
   type JobServiceOptions,
-} from '../../src/domain/jobs.js';
-import { JournalRecordStore, MemoryRecordStore } from '../../src/storage/index.js';
-import type { RecordStore } from '../../src/storage/record-store.js';
-import { until } from '../helpers/poll.js';
-import { useTempDirs } from '../storage/temp-dirs.js';
+} from '../../../src/domain/jobs/service.js';
+import { JournalRecordStore, MemoryRecordStore } from '../../../src/storage/index.js';
+import type { RecordStore } from '../../../src/storage/record-store.js';
+import { until } from '../../helpers/poll.js';
+import { useTempDirs } from '../../storage/temp-dirs.js';
 
 const tempDir = useTempDirs('jobs-test');
 

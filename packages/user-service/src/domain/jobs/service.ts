@@ -21,9 +21,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
-import { RecordStoreError, type Mutation, type Precondition } from '../storage/record-store.js';
-import type { IdempotentCommit } from './idempotency.js';
-import { parseRecordId } from './record-id.js';
+import { RecordStoreError, type Mutation, type Precondition } from '../../storage/record-store.js';
+import type { IdempotentCommit } from '../idempotency.js';
+import { parseRecordId } from '../record-id.js';
 import {
   itemErrors,
   JOB_DONE_COLLECTION,
@@ -35,7 +35,7 @@ import {
   type Job,
   type JobItems,
   type JobServiceOptions,
-} from './jobs-model.js';
+} from './model.js';
 
 export {
   JOB_DONE_COLLECTION,
@@ -50,7 +50,7 @@ export {
   type JobServiceOptions,
   type JobStatus,
   type CreateItemOptions,
-} from './jobs-model.js';
+} from './model.js';
 
 /**
  * Queue and worker of user-creation jobs.
