@@ -8,7 +8,7 @@ import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
 import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog.js';
 import type { AppConfig } from './domain/config.js';
 import { ApiKeyVerifier, BasicAuthenticator } from './domain/auth/credentials.js';
-import { FileStore } from './domain/files.js';
+import { FileStore } from './domain/files/service.js';
 import { IdempotencyService } from './domain/idempotency.js';
 import { RememberedLogins } from './domain/auth/remembered-logins.js';
 import { JobService } from './domain/jobs/service.js';

@@ -16,7 +16,7 @@ import { OrderService } from '../../src/domain/orders/service.js';
 import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/auth/credentials.js';
 import { RateLimiter } from '../../src/domain/limits/rate-limit.js';
 import { TokenService } from '../../src/domain/auth/bearer-tokens.js';
-import { FileStore } from '../../src/domain/files.js';
+import { FileStore } from '../../src/domain/files/service.js';
 import { JobService } from '../../src/domain/jobs/service.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from '../../src/http/filters/auth-filters.js';
 import { RateLimitFilter } from '../../src/http/filters/rate-limit-filter.js';

@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
 import { MultipartBody } from '@jaxrs-node/pipeline/multipart';
-import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files.js';
+import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files/service.js';
 import { UploadLimited } from '../bindings.js';
 import { TOKENS } from '../tokens.js';
 

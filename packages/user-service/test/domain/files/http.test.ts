@@ -7,10 +7,10 @@ import type { AddressInfo } from 'node:net';
 import { PassThrough, Readable } from 'node:stream';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FileStore, type FileRecord } from '../../src/domain/files.js';
-import { MemoryRecordStore } from '../../src/storage/index.js';
-import { until } from '../helpers/poll.js';
-import { useTempDirs } from '../storage/temp-dirs.js';
+import { FileStore, type FileRecord } from '../../../src/domain/files/service.js';
+import { MemoryRecordStore } from '../../../src/storage/index.js';
+import { until } from '../../helpers/poll.js';
+import { useTempDirs } from '../../storage/temp-dirs.js';
 import { binaryContent, filePart, multipartBody, multipartHeaders, storedFiles } from './uploads-multipart.js';
 
 const tempDir = useTempDirs('files-http');

@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
 import { describe, expect, it } from 'vitest';
-import { downloadHeaders, FileStore, type FileStoreOptions } from '../../src/domain/files.js';
-import { JournalRecordStore, MemoryRecordStore } from '../../src/storage/index.js';
-import { until } from '../helpers/poll.js';
-import { useTempDirs } from '../storage/temp-dirs.js';
+import { downloadHeaders, FileStore, type FileStoreOptions } from '../../../src/domain/files/service.js';
+import { JournalRecordStore, MemoryRecordStore } from '../../../src/storage/index.js';
+import { until } from '../../helpers/poll.js';
+import { useTempDirs } from '../../storage/temp-dirs.js';
 import {
   binaryContent,
   bodyStream,

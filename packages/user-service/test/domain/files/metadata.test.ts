@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { contentDisposition, normalizeMediaType, parseFileId, sanitizeFilename, sanitizeText } from '../../src/domain/files-metadata.js';
+import { contentDisposition, normalizeMediaType, parseFileId, sanitizeFilename, sanitizeText } from '../../../src/domain/files/metadata.js';
 
 describe('sanitizeFilename', () => {
   it.each([

@@ -16,9 +16,9 @@ import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
-import type { RecordStore, StoredRecord } from '../storage/record-store.js';
-import { contentDisposition, fileNotFound, parseFileId } from './files-metadata.js';
-import { formatTimestamp } from './users/model.js';
+import type { RecordStore, StoredRecord } from '../../storage/record-store.js';
+import { contentDisposition, fileNotFound, parseFileId } from './metadata.js';
+import { formatTimestamp } from '../users/model.js';
 import { readMultipart, type MultipartBody, type MultipartLimits } from '@jaxrs-node/pipeline/multipart';
 import { DEFAULT_UPLOAD_LIMITS, multipartLimits, receiveUpload, toUploadError, type UploadLimits } from './uploads.js';
 

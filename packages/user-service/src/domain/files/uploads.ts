@@ -12,7 +12,7 @@
 import { open, rm } from 'node:fs/promises';
 import { BadRequestError, BodyErrorCode, NotSupportedError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
 import { MultipartErrorCode, type EntityPart, type MultipartBody, type MultipartLimits } from '@jaxrs-node/pipeline/multipart';
-import { normalizeMediaType, sanitizeFilename, sanitizeText } from './files-metadata.js';
+import { normalizeMediaType, sanitizeFilename, sanitizeText } from './metadata.js';
 
 /** Limits of one upload request. */
 export interface UploadLimits {
