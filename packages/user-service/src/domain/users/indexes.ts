@@ -19,8 +19,8 @@
  * keyed by the store so two service instances (the app's and the seeder's) never disagree.
  */
 import type { RecordStore } from '../../storage/record-store.js';
-import { UserSortIndex, type IndexedSortField } from '../sort-index.js';
-import { TrigramIndex } from '../trigram-index.js';
+import { UserSortIndex, type IndexedSortField } from '../query/sort-index.js';
+import { TrigramIndex } from '../query/trigram-index.js';
 import { KeyedLock } from './keyed-lock.js';
 import { USERS_COLLECTION, type StoredUser } from './model.js';
 import { isVariant } from './representation.js';

@@ -41,9 +41,9 @@ import { isRecordId } from '../../storage/record-codec.js';
 import { localVersion, type Mutation, type Precondition, type RecordStore } from '../../storage/record-store.js';
 import { retryOnConflict } from '../conflicts.js';
 import { EntityTag, NotFoundError } from '@jaxrs-node/pipeline';
-import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from '../paging.js';
-import { selectWindow } from '../paging-select.js';
-import { TrigramIndex } from '../trigram-index.js';
+import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from '../query/paging.js';
+import { selectWindow } from '../query/paging-select.js';
+import { TrigramIndex } from '../query/trigram-index.js';
 import { UsersIndex } from './indexes.js';
 import { formatTimestamp, requireValid, systemClock, USERS_COLLECTION, type Clock, type StoredUser, type UserInput } from './model.js';
 import {

@@ -24,7 +24,7 @@ import type { IdempotencyService } from '../../domain/idempotency.js';
 import type { OrderService } from '../../domain/orders/service.js';
 import type { UserService, WriteOptions } from '../../domain/users/service.js';
 import type { OrderRepresentation } from '../../domain/orders/model.js';
-import type { Page } from '../../domain/paging.js';
+import type { Page } from '../../domain/query/paging.js';
 import type { AnyUserRepresentation, UserRepresentation, VariantUserRepresentation } from '../../domain/users/representation.js';
 import { RateLimited } from '../bindings.js';
 import { NewOrder, OrderStatusChange } from '../entities/orders.js';

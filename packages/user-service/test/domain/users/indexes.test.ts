@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { USER_SORT_FIELDS } from '../../../src/domain/paging.js';
+import { USER_SORT_FIELDS } from '../../../src/domain/query/paging.js';
 import { UserService } from '../../../src/domain/users/service.js';
 import { createRecordStore } from '../../../src/storage/index.js';
 import type { RecordStore } from '../../../src/storage/record-store.js';

@@ -9,7 +9,7 @@
  */
 import { userComparator, type SortDirection, type UserSortField } from './paging.js';
 import { SortedBlocks } from './sorted-blocks.js';
-import type { StoredUser } from './users/model.js';
+import type { StoredUser } from '../users/model.js';
 
 /** The sortable fields that get an index (id order is the id array itself). */
 export type IndexedSortField = Exclude<UserSortField, 'id'>;

@@ -5,7 +5,7 @@
  * `0x10`, ` 5`, `5abc`), and every bad parameter is reported at once as a 400 violation naming it.
  */
 import type { Comparator } from './paging-select.js';
-import { validationFailed, type StoredUser, type Violation } from './users/model.js';
+import { validationFailed, type StoredUser, type Violation } from '../users/model.js';
 
 /** Fields a user page may be sorted by. */
 export const USER_SORT_FIELDS = ['id', 'email', 'firstName', 'lastName', 'age', 'createdAt', 'updatedAt'] as const;

@@ -6,10 +6,16 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError } from '@jaxrs-node/pipeline';
 import { createRequestContext } from '@jaxrs-node/pipeline/testing';
-import { isPageRequest, normalizePageRequest, parsePageQuery, type PageRequest, type PageRequestInput } from '../../src/domain/paging.js';
-import { UserService } from '../../src/domain/users/service.js';
-import { serviceErrorBody } from '../../src/http/error-body.js';
-import { FakeRecordStore, fieldsOf, thrown } from './fake-store.js';
+import {
+  isPageRequest,
+  normalizePageRequest,
+  parsePageQuery,
+  type PageRequest,
+  type PageRequestInput,
+} from '../../../src/domain/query/paging.js';
+import { UserService } from '../../../src/domain/users/service.js';
+import { serviceErrorBody } from '../../../src/http/error-body.js';
+import { FakeRecordStore, fieldsOf, thrown } from '../fake-store.js';
 
 async function fiveUsers(): Promise<UserService> {
   const users = new UserService(new FakeRecordStore());

@@ -3,7 +3,7 @@
  * and absent), enough items to split blocks and few enough afterwards to merge them.
  */
 import { describe, expect, it } from 'vitest';
-import { BLOCK_LOAD, SortedBlocks } from '../../src/domain/sorted-blocks.js';
+import { BLOCK_LOAD, SortedBlocks } from '../../../src/domain/query/sorted-blocks.js';
 
 function random(seed: number): () => number {
   let a = seed;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { selectSmallest, selectWindow } from '../../src/domain/paging-select.js';
+import { selectSmallest, selectWindow } from '../../../src/domain/query/paging-select.js';
 import {
   MAX_PAGE_INDEX,
   normalizePageRequest,
@@ -7,10 +7,10 @@ import {
   USER_SORT_FIELDS,
   userComparator,
   type SortSpec,
-} from '../../src/domain/paging.js';
-import type { UserRepresentation } from '../../src/domain/users/representation.js';
-import { UserService } from '../../src/domain/users/service.js';
-import { FakeRecordStore, fieldsOf, manualClock, thrown } from './fake-store.js';
+} from '../../../src/domain/query/paging.js';
+import type { UserRepresentation } from '../../../src/domain/users/representation.js';
+import { UserService } from '../../../src/domain/users/service.js';
+import { FakeRecordStore, fieldsOf, manualClock, thrown } from '../fake-store.js';
 
 describe('parsePageQuery', () => {
   it('defaults to page 0, size 20, sort id,asc', () => {
