@@ -4,7 +4,7 @@
  * loads the etcd client.
  */
 import { AuthFailureGuard } from './domain/auth/failures.js';
-import type { AppConfig } from './domain/config.js';
+import type { AppConfig } from './domain/config/app-config.js';
 import { EtcdSharedCounts } from './storage/etcd/shared-counts.js';
 import { SharedRateLimiter } from './domain/limits/rate-limit-shared.js';
 import { EtcdClient } from './storage/etcd/client.js';

@@ -6,7 +6,7 @@ import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { Application, CHANNEL_NAMES, CorsFilter, GzipFeature, type ContainerRequestContext } from '@jaxrs-node/pipeline';
 import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
 import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog.js';
-import type { AppConfig } from './domain/config.js';
+import type { AppConfig } from './domain/config/app-config.js';
 import { ApiKeyVerifier, BasicAuthenticator } from './domain/auth/credentials.js';
 import { FileStore } from './domain/files/service.js';
 import { IdempotencyService } from './domain/idempotency.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectionToken } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/domain/config.js';
+import { loadConfig } from '../../src/domain/config/app-config.js';
 import { UserService } from '../../src/domain/users/service.js';
 import { OrderService } from '../../src/domain/orders/service.js';
 import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/auth/credentials.js';

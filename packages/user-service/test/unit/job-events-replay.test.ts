@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { EventSource } from 'eventsource';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/domain/config.js';
+import { loadConfig } from '../../src/domain/config/app-config.js';
 import { JOB_DONE_COLLECTION } from '../../src/domain/jobs/service.js';
 import { JOB_EVENT_LOGS } from '../../src/http/job-events.js';
 import { createService, type Service } from '../../src/server.js';

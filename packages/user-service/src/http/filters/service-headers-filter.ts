@@ -6,7 +6,7 @@ import {
   type ContainerResponseContext,
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
-import type { AppConfig } from '../../domain/config.js';
+import type { AppConfig } from '../../domain/config/app-config.js';
 import { TOKENS } from '../tokens.js';
 
 /**

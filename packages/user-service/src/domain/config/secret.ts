@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { TOKEN_SECRET_FILE } from './config-docs.js';
+import { TOKEN_SECRET_FILE } from './docs.js';
 
 /** File operations `loadConfig` needs; injectable for tests of failure paths. */
 export interface ConfigFs {

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CONFIG_DOCS, ConfigError, loadConfig, nodeConfigFs, redactConfig, type ConfigFs } from '../../src/domain/config.js';
+import { CONFIG_DOCS, ConfigError, loadConfig, nodeConfigFs, redactConfig, type ConfigFs } from '../../../src/domain/config/app-config.js';
 
 let dir: string;
 beforeEach(async () => {

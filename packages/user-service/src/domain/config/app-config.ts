@@ -4,12 +4,12 @@
  * bad deployment fails at start-up instead of on the first request that needs the value.
  */
 import { join, resolve } from 'node:path';
-import { LARGE_DATA_TOTAL } from './limits/client-concurrency.js';
-import { DEFAULTS } from './config-docs.js';
-import { loadOrCreateTokenSecret, nodeConfigFs, type ConfigFs, type TokenSecretSource } from './config-secret.js';
+import { LARGE_DATA_TOTAL } from '../limits/client-concurrency.js';
+import { DEFAULTS } from './docs.js';
+import { loadOrCreateTokenSecret, nodeConfigFs, type ConfigFs, type TokenSecretSource } from './secret.js';
 
-export { CONFIG_DOCS, DEFAULTS, type ConfigDoc } from './config-docs.js';
-export { nodeConfigFs, type ConfigFs, type TokenSecretSource } from './config-secret.js';
+export { CONFIG_DOCS, DEFAULTS, type ConfigDoc } from './docs.js';
+export { nodeConfigFs, type ConfigFs, type TokenSecretSource } from './secret.js';
 
 /** Invalid configuration. `variables` names every offending environment variable. */
 export class ConfigError extends Error {
