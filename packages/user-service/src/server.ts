@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import { Application, CHANNEL_NAMES, CorsFilter, GzipFeature, type ContainerRequestContext } from '@jaxrs-node/pipeline';
 import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
-import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog.js';
+import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog/embedded.js';
 import type { AppConfig } from './domain/config/app-config.js';
 import { ApiKeyVerifier, BasicAuthenticator } from './domain/auth/credentials.js';
 import { FileStore } from './domain/files/service.js';
@@ -18,7 +18,7 @@ import { ClientConcurrency, LARGE_DATA_TOTAL } from './domain/limits/client-conc
 import { RateLimiter } from './domain/limits/rate-limit.js';
 import { seedDemoData } from './domain/seed.js';
 import { TokenService } from './domain/auth/bearer-tokens.js';
-import { UpstreamCatalog } from './domain/upstream.js';
+import { UpstreamCatalog } from './domain/catalog/upstream.js';
 import { UserService } from './domain/users/service.js';
 import { serviceErrorBody, serviceProblemBody } from './http/error-body.js';
 import { ApiVersionFilter } from './http/filters/api-version-filter.js';

@@ -7,7 +7,7 @@
  * the same validation as client data. Other areas (files, async jobs) plug in via `extraSeeders`.
  */
 import { RecordStoreError, type RecordStore } from '../storage/record-store.js';
-import { EmbeddedCatalog, type ProductLookup } from './catalog.js';
+import { EmbeddedCatalog, type ProductLookup } from './catalog/embedded.js';
 import { ORDERS_COLLECTION } from './orders/model.js';
 import { OrderService } from './orders/service.js';
 import { systemClock, USERS_COLLECTION, type Clock } from './users/model.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DEMO_DATASET_MARKDOWN, seedDemoData, type SeedContext } from '../../src/domain/seed.js';
-import { EmbeddedCatalog } from '../../src/domain/catalog.js';
+import { EmbeddedCatalog } from '../../src/domain/catalog/embedded.js';
 import { OrderService } from '../../src/domain/orders/service.js';
 import { validateAgainstUserSchema } from '../../src/domain/users/schema.js';
 import { UserService } from '../../src/domain/users/service.js';

@@ -8,7 +8,7 @@
  */
 import { BadGatewayError } from '@jaxrs-node/pipeline';
 import type { StoredRecord } from '../../storage/record-store.js';
-import type { Product } from '../catalog.js';
+import type { Product } from '../catalog/embedded.js';
 
 /** Name of the record-store collection that holds orders. */
 export const ORDERS_COLLECTION = 'orders';

@@ -20,7 +20,7 @@ import { localVersion, RecordStoreError, type RecordStore } from '../../storage/
 import { retryOnConflict } from '../conflicts.js';
 import type { IdempotentCommit } from '../idempotency.js';
 import { ConflictError, NotFoundError } from '@jaxrs-node/pipeline';
-import type { Product, ProductLookup } from '../catalog.js';
+import type { Product, ProductLookup } from '../catalog/embedded.js';
 import { OrdersIndex } from './indexes.js';
 import {
   canTransition,

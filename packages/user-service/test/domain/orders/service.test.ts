@@ -1,6 +1,6 @@
 import { BadGatewayError, ConflictError, GatewayTimeoutError } from '@jaxrs-node/pipeline';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedCatalog, type Product, type ProductLookup } from '../../../src/domain/catalog.js';
+import { EmbeddedCatalog, type Product, type ProductLookup } from '../../../src/domain/catalog/embedded.js';
 import { centsToAmount, formatOrderNumber, ORDER_STATUSES, priceToCents, type OrderStatus } from '../../../src/domain/orders/model.js';
 import { MAX_ORDER_ITEMS } from '../../../src/domain/orders/validation.js';
 import { OrderService } from '../../../src/domain/orders/service.js';

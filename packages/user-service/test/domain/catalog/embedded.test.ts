@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { EMBEDDED_PRODUCTS, EmbeddedCatalog } from '../../src/domain/catalog.js';
-import { priceToCents } from '../../src/domain/orders/model.js';
+import { EMBEDDED_PRODUCTS, EmbeddedCatalog } from '../../../src/domain/catalog/embedded.js';
+import { priceToCents } from '../../../src/domain/orders/model.js';
 
 describe('EmbeddedCatalog', () => {
   const catalog = new EmbeddedCatalog();

@@ -8,7 +8,7 @@ import {
   ServiceUnavailableError,
   type WebApplicationError,
 } from '@jaxrs-node/pipeline';
-import { UpstreamCatalog } from '../../src/domain/upstream.js';
+import { UpstreamCatalog } from '../../../src/domain/catalog/upstream.js';
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
