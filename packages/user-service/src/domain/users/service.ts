@@ -39,7 +39,7 @@
  */
 import { isRecordId } from '../../storage/record-codec.js';
 import { localVersion, type Mutation, type Precondition, type RecordStore } from '../../storage/record-store.js';
-import { retryOnConflict } from '../conflicts.js';
+import { retryOnConflict } from '../shared/conflicts.js';
 import { EntityTag, NotFoundError } from '@jaxrs-node/pipeline';
 import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from '../query/paging.js';
 import { selectWindow } from '../query/paging-select.js';

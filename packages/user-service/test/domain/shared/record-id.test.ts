@@ -1,7 +1,7 @@
 /** The one record-id parser (record-id.ts). */
 import { describe, expect, it } from 'vitest';
-import { parseRecordId } from '../../src/domain/record-id.js';
-import { isRecordId } from '../../src/storage/record-codec.js';
+import { parseRecordId } from '../../../src/domain/shared/record-id.js';
+import { isRecordId } from '../../../src/storage/record-codec.js';
 
 const BAD = [
   '',

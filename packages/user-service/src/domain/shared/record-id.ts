@@ -9,7 +9,7 @@
  * The numeric rule itself (a positive safe integer) is the store's {@link isRecordId}: an id this
  * module accepts is always one the store accepts.
  */
-import { isRecordId } from '../storage/record-codec.js';
+import { isRecordId } from '../../storage/record-codec.js';
 
 /** The violation message for a bad id, the same wherever the id came from. */
 export const RECORD_ID_RULE = 'must be a positive integer';

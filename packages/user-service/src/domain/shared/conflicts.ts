@@ -5,7 +5,7 @@
  * check (If-Match, an order's state machine, a user's existence) is always made against the
  * record the write replaces.
  */
-import { RecordStoreError, type RecordStore } from '../storage/record-store.js';
+import { RecordStoreError, type RecordStore } from '../../storage/record-store.js';
 
 /** Attempts of one conditional write before the conflict reaches the client (as a 409). */
 export const CONFLICT_ATTEMPTS = 8;

@@ -6,13 +6,13 @@
  */
 import { ConflictError, NotFoundError, WebApplicationError } from '@jaxrs-node/pipeline';
 import { describe, expect, it } from 'vitest';
-import { EmbeddedCatalog } from '../../src/domain/catalog/embedded.js';
-import { retryOnConflict } from '../../src/domain/conflicts.js';
-import { ORDERS_COLLECTION } from '../../src/domain/orders/model.js';
-import { OrderService } from '../../src/domain/orders/service.js';
-import { USERS_COLLECTION } from '../../src/domain/users/model.js';
-import { UserService } from '../../src/domain/users/service.js';
-import { MemoryRecordStore, RecordStoreError, type CommitOptions, type Mutation } from '../../src/storage/index.js';
+import { EmbeddedCatalog } from '../../../src/domain/catalog/embedded.js';
+import { retryOnConflict } from '../../../src/domain/shared/conflicts.js';
+import { ORDERS_COLLECTION } from '../../../src/domain/orders/model.js';
+import { OrderService } from '../../../src/domain/orders/service.js';
+import { USERS_COLLECTION } from '../../../src/domain/users/model.js';
+import { UserService } from '../../../src/domain/users/service.js';
+import { MemoryRecordStore, RecordStoreError, type CommitOptions, type Mutation } from '../../../src/storage/index.js';
 
 /** A memory store where `interfere` runs once, right before the next commit: a foreign write. */
 class RacedStore extends MemoryRecordStore {

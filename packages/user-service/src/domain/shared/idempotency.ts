@@ -19,7 +19,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BadRequestError, UnprocessableEntityError } from '@jaxrs-node/pipeline';
-import { RecordStoreError, type Mutation, type Precondition, type RecordStore, type StoredRecord } from '../storage/record-store.js';
+import { RecordStoreError, type Mutation, type Precondition, type RecordStore, type StoredRecord } from '../../storage/record-store.js';
 
 /** Record-store collection of stored answers, keyed by a hash of the key. */
 export const IDEMPOTENCY_COLLECTION = 'idempotency';

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_COLLECTION, IdempotencyService, type Idempotent } from '../../src/domain/idempotency.js';
-import { USERS_COLLECTION } from '../../src/domain/users/model.js';
-import { UserService } from '../../src/domain/users/service.js';
-import type { UserRepresentation } from '../../src/domain/users/representation.js';
-import { MemoryRecordStore } from '../../src/storage/index.js';
+import { IDEMPOTENCY_COLLECTION, IdempotencyService, type Idempotent } from '../../../src/domain/shared/idempotency.js';
+import { USERS_COLLECTION } from '../../../src/domain/users/model.js';
+import { UserService } from '../../../src/domain/users/service.js';
+import type { UserRepresentation } from '../../../src/domain/users/representation.js';
+import { MemoryRecordStore } from '../../../src/storage/index.js';
 
 async function setup(now = { t: Date.UTC(2026, 0, 1) }) {
   const store = new MemoryRecordStore();
