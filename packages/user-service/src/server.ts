@@ -16,7 +16,7 @@ import { OrderService } from './domain/orders/service.js';
 import { AuthFailureGuard } from './domain/auth/failures.js';
 import { ClientConcurrency, LARGE_DATA_TOTAL } from './domain/limits/client-concurrency.js';
 import { RateLimiter } from './domain/limits/rate-limit.js';
-import { seedDemoData } from './domain/seed.js';
+import { seedDemoData } from './domain/seed/demo-data.js';
 import { TokenService } from './domain/auth/bearer-tokens.js';
 import { UpstreamCatalog } from './domain/catalog/upstream.js';
 import { UserService } from './domain/users/service.js';

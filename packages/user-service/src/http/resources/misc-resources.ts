@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiSchema, ApiTags, Context, GET, Path, Produces, QueryParam, Response, ContainerRequestContext } from '@jaxrs-node/pipeline';
 import type { ClientConcurrency } from '../../domain/limits/client-concurrency.js';
-import { DEFAULT_LARGE_DATA_COUNT, largeDataStream, MAX_LARGE_DATA_COUNT, parseLargeDataCount } from '../../domain/large-data.js';
+import { DEFAULT_LARGE_DATA_COUNT, largeDataStream, MAX_LARGE_DATA_COUNT, parseLargeDataCount } from '../../domain/large-data/stream.js';
 import { USER_JSON_SCHEMA } from '../../domain/users/schema.js';
 import { formatTimestamp } from '../../domain/users/model.js';
 import { Enriched } from '../bindings.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seedDemoData } from '../../../src/domain/seed.js';
+import { seedDemoData } from '../../../src/domain/seed/demo-data.js';
 import { USER_JSON_SCHEMA, validateAgainstUserSchema } from '../../../src/domain/users/schema.js';
 import type { UserRepresentation } from '../../../src/domain/users/representation.js';
 import { UserService } from '../../../src/domain/users/service.js';

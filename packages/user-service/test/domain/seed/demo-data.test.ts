@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEMO_DATASET_MARKDOWN, seedDemoData, type SeedContext } from '../../src/domain/seed.js';
-import { EmbeddedCatalog } from '../../src/domain/catalog/embedded.js';
-import { OrderService } from '../../src/domain/orders/service.js';
-import { validateAgainstUserSchema } from '../../src/domain/users/schema.js';
-import { UserService } from '../../src/domain/users/service.js';
-import { MemoryRecordStore } from '../../src/storage/memory-store.js';
-import type { RecordStore } from '../../src/storage/record-store.js';
-import { FakeRecordStore, manualClock } from './fake-store.js';
+import { DEMO_DATASET_MARKDOWN, seedDemoData, type SeedContext } from '../../../src/domain/seed/demo-data.js';
+import { EmbeddedCatalog } from '../../../src/domain/catalog/embedded.js';
+import { OrderService } from '../../../src/domain/orders/service.js';
+import { validateAgainstUserSchema } from '../../../src/domain/users/schema.js';
+import { UserService } from '../../../src/domain/users/service.js';
+import { MemoryRecordStore } from '../../../src/storage/memory-store.js';
+import type { RecordStore } from '../../../src/storage/record-store.js';
+import { FakeRecordStore, manualClock } from '../fake-store.js';
 
 function servicesOver(store: RecordStore) {
   const users = new UserService(store);

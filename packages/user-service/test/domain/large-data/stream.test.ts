@@ -10,7 +10,7 @@ import {
   MAX_LARGE_DATA_COUNT,
   parseLargeDataCount,
   type LargeDataStream,
-} from '../../src/domain/large-data.js';
+} from '../../../src/domain/large-data/stream.js';
 
 const turn = () => new Promise((resolve) => setImmediate(resolve));
 

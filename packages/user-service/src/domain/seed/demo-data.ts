@@ -6,12 +6,12 @@
  * (users-index.ts, orders-index.ts) are shared per store and stay correct, and seeded records pass
  * the same validation as client data. Other areas (files, async jobs) plug in via `extraSeeders`.
  */
-import { RecordStoreError, type RecordStore } from '../storage/record-store.js';
-import { EmbeddedCatalog, type ProductLookup } from './catalog/embedded.js';
-import { ORDERS_COLLECTION } from './orders/model.js';
-import { OrderService } from './orders/service.js';
-import { systemClock, USERS_COLLECTION, type Clock } from './users/model.js';
-import { UserService } from './users/service.js';
+import { RecordStoreError, type RecordStore } from '../../storage/record-store.js';
+import { EmbeddedCatalog, type ProductLookup } from '../catalog/embedded.js';
+import { ORDERS_COLLECTION } from '../orders/model.js';
+import { OrderService } from '../orders/service.js';
+import { systemClock, USERS_COLLECTION, type Clock } from '../users/model.js';
+import { UserService } from '../users/service.js';
 
 /** What a seeder gets: the store, the clock and the domain services over that store. */
 export interface SeedContext {
