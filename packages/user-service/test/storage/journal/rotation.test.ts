@@ -7,10 +7,10 @@
 import { readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { encodeLine } from '../../src/storage/journal-format.js';
-import { until } from '../helpers/poll.js';
-import { useTempDirs } from './temp-dirs.js';
-import { commitUsers, journalFile, putUser, range, reopenedIds, watchedStore } from './store-helpers.js';
+import { encodeLine } from '../../../src/storage/journal/format.js';
+import { until } from '../../helpers/poll.js';
+import { useTempDirs } from '../temp-dirs.js';
+import { commitUsers, journalFile, putUser, range, reopenedIds, watchedStore } from '../store-helpers.js';
 
 const tempDir = useTempDirs('journal-rotation');
 const EVERY = 5;

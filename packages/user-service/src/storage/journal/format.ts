@@ -8,8 +8,8 @@
  * raw newline and lines can be split on `\n` byte by byte.
  */
 import { crc32 } from 'node:zlib';
-import { deepFreeze, isRecordId, mutationProblem } from './record-codec.js';
-import { RecordStoreError, type Mutation } from './record-store.js';
+import { deepFreeze, isRecordId, mutationProblem } from '../record-codec.js';
+import { RecordStoreError, type Mutation } from '../record-store.js';
 
 /** One decoded journal line. */
 export interface JournalBatch {

@@ -1,10 +1,10 @@
 import { appendFile, readFile, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalRecordStore, type Mutation } from '../../src/storage/index.js';
-import { encodeLine } from '../../src/storage/journal-format.js';
-import { until } from '../helpers/poll.js';
-import { useTempDirs } from './temp-dirs.js';
+import { JournalRecordStore, type Mutation } from '../../../src/storage/index.js';
+import { encodeLine } from '../../../src/storage/journal/format.js';
+import { until } from '../../helpers/poll.js';
+import { useTempDirs } from '../temp-dirs.js';
 
 const tempDir = useTempDirs('journal-recovery');
 const put = (id: number, name = `user-${id}`): Mutation => ({

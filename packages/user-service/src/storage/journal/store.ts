@@ -15,10 +15,10 @@
 import type { FileHandle } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { writeAll } from './durable-fs.js';
-import { encodeLine } from './journal-format.js';
-import { recover } from './journal-recovery.js';
-import { encodeBatch } from './record-codec.js';
-import type { UndoEntry } from './record-state.js';
+import { encodeLine } from './format.js';
+import { recover } from './recovery.js';
+import { encodeBatch } from '../record-codec.js';
+import type { UndoEntry } from '../record-state.js';
 import {
   conflictError,
   failedPrecondition,
@@ -26,11 +26,11 @@ import {
   type CommitOptions,
   type Mutation,
   type WriteStatus,
-} from './record-store.js';
-import { storeWriteError, type WriteReporters } from './write-failure.js';
+} from '../record-store.js';
+import { storeWriteError, type WriteReporters } from '../write-failure.js';
 import { SnapshotCycle } from './snapshot-cycle.js';
 import type { JournalStoreHealth, SnapshotReporters } from './snapshot-monitor.js';
-import { StateStore } from './state-store.js';
+import { StateStore } from '../state-store.js';
 
 /**
  * Options of {@link JournalRecordStore}. Give `onSnapshotError` / `onSnapshotRecovered` (see

@@ -15,9 +15,9 @@
 import { lstat, open, readdir, rm, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDir } from './durable-fs.js';
-import { journalGeneration, journalName } from './journal-format.js';
-import type { CollectionImage } from './record-state.js';
-import type { RecordStoreStats } from './record-store.js';
+import { journalGeneration, journalName } from './format.js';
+import type { CollectionImage } from '../record-state.js';
+import type { RecordStoreStats } from '../record-store.js';
 import { SNAPSHOT_FILE, writeSnapshot } from './snapshot-file.js';
 import { SnapshotMonitor, type JournalStoreHealth, type SnapshotReporters } from './snapshot-monitor.js';
 

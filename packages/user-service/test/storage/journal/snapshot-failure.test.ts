@@ -10,11 +10,11 @@
 import { readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalRecordStore } from '../../src/storage/index.js';
-import { until } from '../helpers/poll.js';
-import { useTempDirs } from './temp-dirs.js';
-import { commitUsers, journalFile, putUser, range, reopenedIds, watchedStore } from './store-helpers.js';
-import { obstruct } from './write-faults.js';
+import { JournalRecordStore } from '../../../src/storage/index.js';
+import { until } from '../../helpers/poll.js';
+import { useTempDirs } from '../temp-dirs.js';
+import { commitUsers, journalFile, putUser, range, reopenedIds, watchedStore } from '../store-helpers.js';
+import { obstruct } from '../write-faults.js';
 
 const tempDir = useTempDirs('journal-snapshot-failure');
 const EVERY = 5;

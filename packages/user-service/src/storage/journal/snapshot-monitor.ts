@@ -15,7 +15,7 @@
  *
  * Other failures in between are only counted (see `health()`).
  */
-import { RecordStoreError } from './record-store.js';
+import { RecordStoreError } from '../record-store.js';
 
 /** What {@link SnapshotReporters.onSnapshotRecovered} receives when a failure streak ends. */
 export interface SnapshotRecovery {

@@ -8,13 +8,13 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { JournalRecordStore, Mutation, RecordStoreError, SnapshotRecovery } from '../../src/storage/index.js';
-import { encodeLine } from '../../src/storage/journal-format.js';
-import { SnapshotMonitor } from '../../src/storage/snapshot-monitor.js';
-import { until } from '../helpers/poll.js';
-import { useTempDirs } from './temp-dirs.js';
-import { reopenedIds, watchedStore } from './store-helpers.js';
-import { obstruct } from './write-faults.js';
+import type { JournalRecordStore, Mutation, RecordStoreError, SnapshotRecovery } from '../../../src/storage/index.js';
+import { encodeLine } from '../../../src/storage/journal/format.js';
+import { SnapshotMonitor } from '../../../src/storage/journal/snapshot-monitor.js';
+import { until } from '../../helpers/poll.js';
+import { useTempDirs } from '../temp-dirs.js';
+import { reopenedIds, watchedStore } from '../store-helpers.js';
+import { obstruct } from '../write-faults.js';
 
 const tempDir = useTempDirs('snapshot-report-growth');
 const EVERY = 5;

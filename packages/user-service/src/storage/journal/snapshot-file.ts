@@ -9,9 +9,9 @@
  */
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isRecordId } from './record-codec.js';
-import type { CollectionImage } from './record-state.js';
-import { RecordStoreError, type StoredRecord } from './record-store.js';
+import { isRecordId } from '../record-codec.js';
+import type { CollectionImage } from '../record-state.js';
+import { RecordStoreError, type StoredRecord } from '../record-store.js';
 import { syncDir, writeAll, type SyncCounter } from './durable-fs.js';
 
 /** Name of the current snapshot inside the store directory. */

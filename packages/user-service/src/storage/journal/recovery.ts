@@ -19,10 +19,10 @@
 import { mkdir, open, readFile, readdir, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { syncDir, type SyncCounter } from './durable-fs.js';
-import { journalGeneration, journalName, parseJournal } from './journal-format.js';
-import { deepFreeze } from './record-codec.js';
-import type { RecordState } from './record-state.js';
-import { RecordStoreError, type RecordStoreStats } from './record-store.js';
+import { journalGeneration, journalName, parseJournal } from './format.js';
+import { deepFreeze } from '../record-codec.js';
+import type { RecordState } from '../record-state.js';
+import { RecordStoreError, type RecordStoreStats } from '../record-store.js';
 import { SNAPSHOT_TMP_FILE, readSnapshot } from './snapshot-file.js';
 
 /** What recovery hands back to the store. */

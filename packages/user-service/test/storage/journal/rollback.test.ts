@@ -7,12 +7,12 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalRecordStore } from '../../src/storage/journal-store.js';
-import type { RecordStoreError } from '../../src/storage/record-store.js';
-import { until } from '../helpers/poll.js';
-import { commitUsers, journalFile, putUser, range, reopenedIds } from './store-helpers.js';
-import { useTempDirs } from './temp-dirs.js';
-import { isJournalLineOf, withWriteFaults } from './write-faults.js';
+import { JournalRecordStore } from '../../../src/storage/journal/store.js';
+import type { RecordStoreError } from '../../../src/storage/record-store.js';
+import { until } from '../../helpers/poll.js';
+import { commitUsers, journalFile, putUser, range, reopenedIds } from '../store-helpers.js';
+import { useTempDirs } from '../temp-dirs.js';
+import { isJournalLineOf, withWriteFaults } from '../write-faults.js';
 
 const tempDir = useTempDirs('journal-rollback');
 const outcome = (p: Promise<void>): Promise<unknown> =>

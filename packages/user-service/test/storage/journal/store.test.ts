@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JournalRecordStore, createRecordStore, type Mutation } from '../../src/storage/index.js';
-import { describeRecordStoreContract } from './record-store-contract.js';
-import { useTempDirs } from './temp-dirs.js';
+import { JournalRecordStore, createRecordStore, type Mutation } from '../../../src/storage/index.js';
+import { describeRecordStoreContract } from '../record-store-contract.js';
+import { useTempDirs } from '../temp-dirs.js';
 
 const tempDir = useTempDirs('journal-store');
 const put = (id: number, name = `user-${id}`): Mutation => ({

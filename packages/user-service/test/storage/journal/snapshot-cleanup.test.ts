@@ -6,9 +6,9 @@
 import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { until } from '../helpers/poll.js';
-import { useTempDirs } from './temp-dirs.js';
-import { commitUsers, journalFile, range, reopenedIds, watchedStore } from './store-helpers.js';
+import { until } from '../../helpers/poll.js';
+import { useTempDirs } from '../temp-dirs.js';
+import { commitUsers, journalFile, range, reopenedIds, watchedStore } from '../store-helpers.js';
 
 const tempDir = useTempDirs('snapshot-cleanup');
 const EVERY = 5;

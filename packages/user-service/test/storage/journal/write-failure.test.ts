@@ -12,9 +12,9 @@
 import { mkdir, readFile, readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { useTempDirs } from './temp-dirs.js';
-import { commitUsers, journalFile, putUser, range, reopenedIds, watchedStore } from './store-helpers.js';
-import { isJournalLineOf, withWriteFaults } from './write-faults.js';
+import { useTempDirs } from '../temp-dirs.js';
+import { commitUsers, journalFile, putUser, range, reopenedIds, watchedStore } from '../store-helpers.js';
+import { isJournalLineOf, withWriteFaults } from '../write-faults.js';
 
 const tempDir = useTempDirs('journal-write-failure');
 const EVERY = 5;
