@@ -4,7 +4,7 @@ import { EmbeddedCatalog } from '../../../src/domain/catalog/embedded.js';
 import { OrderService } from '../../../src/domain/orders/service.js';
 import { validateAgainstUserSchema } from '../../../src/domain/users/schema.js';
 import { UserService } from '../../../src/domain/users/service.js';
-import { MemoryRecordStore } from '../../../src/storage/memory-store.js';
+import { MemoryRecordStore } from '../../../src/storage/memory/store.js';
 import type { RecordStore } from '../../../src/storage/record-store.js';
 import { FakeRecordStore, manualClock } from '../fake-store.js';
 

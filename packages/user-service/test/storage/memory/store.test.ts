@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { MemoryRecordStore, createRecordStore } from '../../src/storage/index.js';
-import { describeRecordStoreContract } from './record-store-contract.js';
+import { MemoryRecordStore, createRecordStore } from '../../../src/storage/index.js';
+import { describeRecordStoreContract } from '../record-store-contract.js';
 
 describeRecordStoreContract('MemoryRecordStore', async () => new MemoryRecordStore());
 

@@ -2,9 +2,9 @@
  * {@link MemoryRecordStore}: the in-memory adapter of the {@link RecordStore} port. Nothing is
  * persisted; used by fast tests and as the benchmark baseline for the journal adapter.
  */
-import { encodeBatch } from './record-codec.js';
-import { conflictError, failedPrecondition, RecordStoreError, type CommitOptions, type Mutation } from './record-store.js';
-import { StateStore } from './state-store.js';
+import { encodeBatch } from '../record-codec.js';
+import { conflictError, failedPrecondition, RecordStoreError, type CommitOptions, type Mutation } from '../record-store.js';
+import { StateStore } from '../state-store.js';
 
 /**
  * Keeps every record in memory. `commit()` validates, copies and applies the batch
