@@ -8,7 +8,7 @@ import type { AppConfig } from './domain/config/app-config.js';
 import { EtcdSharedCounts } from './storage/etcd/shared-counts.js';
 import { SharedRateLimiter } from './domain/limits/rate-limit-shared.js';
 import { EtcdClient } from './storage/etcd/client.js';
-import { EtcdRecordStore } from './storage/etcd-store.js';
+import { EtcdRecordStore } from './storage/etcd/store.js';
 import type { RecordStore } from './storage/record-store.js';
 import type { WriteReporters } from './storage/write-failure.js';
 

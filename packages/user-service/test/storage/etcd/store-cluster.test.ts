@@ -4,12 +4,12 @@
  * failures: a member or the leader SIGKILLed during a burst of commits, every member stalled.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdClient } from '../../src/storage/etcd/client.js';
-import type { EtcdRecordStore } from '../../src/storage/etcd-store.js';
-import { RecordStoreError, type Mutation } from '../../src/storage/index.js';
-import { skipWithoutEtcd, startEtcd, type EtcdCluster, type EtcdMember } from '../helpers/etcd.js';
-import { until } from '../helpers/poll.js';
-import { Proxies, Stores, uniquePrefix } from './etcd-store-helpers.js';
+import { EtcdClient } from '../../../src/storage/etcd/client.js';
+import type { EtcdRecordStore } from '../../../src/storage/etcd/store.js';
+import { RecordStoreError, type Mutation } from '../../../src/storage/index.js';
+import { skipWithoutEtcd, startEtcd, type EtcdCluster, type EtcdMember } from '../../helpers/etcd.js';
+import { until } from '../../helpers/poll.js';
+import { Proxies, Stores, uniquePrefix } from './store-helpers.js';
 
 const put = (id: number, fields: Record<string, unknown> = {}): Mutation => ({ op: 'put', collection: 'users', record: { id, ...fields } });
 

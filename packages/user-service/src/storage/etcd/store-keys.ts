@@ -11,7 +11,7 @@
  *
  * @module
  */
-import { prefixRange } from './etcd/codec.js';
+import { prefixRange } from './codec.js';
 
 /**
  * Keys of one store prefix.

@@ -1,8 +1,8 @@
 /** Parsing of etcd's streamed watch answers, chunk by chunk, without a server. */
 import { describe, expect, it } from 'vitest';
-import { prefixRange } from '../../src/storage/etcd/codec.js';
-import { EtcdError } from '../../src/storage/etcd/errors.js';
-import { lines, watchLine } from '../../src/storage/etcd/watch-stream.js';
+import { prefixRange } from '../../../src/storage/etcd/codec.js';
+import { EtcdError } from '../../../src/storage/etcd/errors.js';
+import { lines, watchLine } from '../../../src/storage/etcd/watch-stream.js';
 
 const E = 'http://127.0.0.1:1';
 

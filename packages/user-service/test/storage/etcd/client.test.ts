@@ -3,9 +3,9 @@
  * leases, watches, errors, and failover when members (the leader included) are killed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdClient, EtcdError, type EtcdClientOptions, type WatchEvent } from '../../src/storage/etcd/client.js';
-import { skipWithoutEtcd, startEtcd, type EtcdCluster, type EtcdMember } from '../helpers/etcd.js';
-import { until } from '../helpers/poll.js';
+import { EtcdClient, EtcdError, type EtcdClientOptions, type WatchEvent } from '../../../src/storage/etcd/client.js';
+import { skipWithoutEtcd, startEtcd, type EtcdCluster, type EtcdMember } from '../../helpers/etcd.js';
+import { until } from '../../helpers/poll.js';
 
 async function failure(promise: Promise<unknown>): Promise<EtcdError> {
   const err = await promise.then(

@@ -19,10 +19,10 @@
  *
  * @module
  */
-import type { EtcdClient } from './etcd/client.js';
-import type { EtcdKeys } from './etcd-store-keys.js';
-import { storeError, unavailable } from './etcd-store-errors.js';
-import { RecordStoreError } from './record-store.js';
+import type { EtcdClient } from './client.js';
+import type { EtcdKeys } from './store-keys.js';
+import { storeError, unavailable } from './store-errors.js';
+import { RecordStoreError } from '../record-store.js';
 
 interface Block {
   next: number;

@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { unavailable } from './etcd-store-errors.js';
+import { unavailable } from './store-errors.js';
 
 /** What a barrier round needs from the store. */
 export interface BarrierSource {

@@ -7,10 +7,10 @@
  *
  * @module
  */
-import type { Compare, TxnOp, TxnResult } from './etcd/client.js';
-import type { EtcdKeys } from './etcd-store-keys.js';
-import { isRecordId, type EncodedBatch } from './record-codec.js';
-import { failedPrecondition, RecordStoreError, type Precondition, type RecordLease } from './record-store.js';
+import type { Compare, TxnOp, TxnResult } from './client.js';
+import type { EtcdKeys } from './store-keys.js';
+import { isRecordId, type EncodedBatch } from '../record-codec.js';
+import { failedPrecondition, RecordStoreError, type Precondition, type RecordLease } from '../record-store.js';
 
 /** A put or delete of the transaction, its lease not yet resolved to a lease id. */
 export type PlannedOp =

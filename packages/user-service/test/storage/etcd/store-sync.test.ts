@@ -1,7 +1,7 @@
 /** The coalescing of EtcdRecordStore's read barrier, against a scripted source (no etcd). */
 import { describe, expect, it } from 'vitest';
-import { ReadBarrier, type BarrierSource } from '../../src/storage/etcd-store-sync.js';
-import { until } from '../helpers/poll.js';
+import { ReadBarrier, type BarrierSource } from '../../../src/storage/etcd/store-sync.js';
+import { until } from '../../helpers/poll.js';
 
 /** A source whose marker reads and watch progress the test resolves by hand. */
 class ScriptedSource implements BarrierSource {

@@ -3,8 +3,8 @@
  *
  * @module
  */
-import { EtcdError } from './etcd/client.js';
-import { RecordStoreError } from './record-store.js';
+import { EtcdError } from './client.js';
+import { RecordStoreError } from '../record-store.js';
 
 /**
  * `ERR_STORE_UNAVAILABLE`: etcd did not answer in time. For a write the outcome is unknown.

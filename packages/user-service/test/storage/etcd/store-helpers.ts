@@ -3,7 +3,7 @@
  * TCP proxy on 127.0.0.1 that can cut a store off from etcd without touching the members.
  */
 import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
-import { EtcdRecordStore, type EtcdStoreOptions } from '../../src/storage/etcd-store.js';
+import { EtcdRecordStore, type EtcdStoreOptions } from '../../../src/storage/etcd/store.js';
 
 let prefixes = 0;
 

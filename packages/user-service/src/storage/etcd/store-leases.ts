@@ -9,9 +9,9 @@
  *
  * @module
  */
-import type { EtcdClient, Lease } from './etcd/client.js';
-import { isLeaseNotFound, storeError } from './etcd-store-errors.js';
-import { RecordStoreError } from './record-store.js';
+import type { EtcdClient, Lease } from './client.js';
+import { isLeaseNotFound, storeError } from './store-errors.js';
+import { RecordStoreError } from '../record-store.js';
 
 /** How long a TTL lease is handed to new puts, and how much longer than the TTL it is granted. */
 const TTL_REUSE_MS = 60_000;

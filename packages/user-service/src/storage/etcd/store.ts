@@ -11,18 +11,18 @@
  * @module
  */
 import { randomUUID } from 'node:crypto';
-import { EtcdClient, type TxnOp, type TxnResult } from './etcd/client.js';
-import { isLeaseNotFound, storeError, unavailable } from './etcd-store-errors.js';
-import { EtcdFollower } from './etcd-store-follower.js';
-import { IdBlocks } from './etcd-store-ids.js';
-import { EtcdKeys } from './etcd-store-keys.js';
-import { EtcdLeases } from './etcd-store-leases.js';
-import { ReadBarrier } from './etcd-store-sync.js';
-import { failedOf, planCommit, type CommitPlan } from './etcd-store-txn.js';
-import { encodeBatch } from './record-codec.js';
-import { conflictError, RecordStoreError, type CommitOptions, type Mutation, type RecordLease, type WriteStatus } from './record-store.js';
-import { StateStore } from './state-store.js';
-import type { WriteReporters } from './write-failure.js';
+import { EtcdClient, type TxnOp, type TxnResult } from './client.js';
+import { isLeaseNotFound, storeError, unavailable } from './store-errors.js';
+import { EtcdFollower } from './store-follower.js';
+import { IdBlocks } from './store-ids.js';
+import { EtcdKeys } from './store-keys.js';
+import { EtcdLeases } from './store-leases.js';
+import { ReadBarrier } from './store-sync.js';
+import { failedOf, planCommit, type CommitPlan } from './store-txn.js';
+import { encodeBatch } from '../record-codec.js';
+import { conflictError, RecordStoreError, type CommitOptions, type Mutation, type RecordLease, type WriteStatus } from '../record-store.js';
+import { StateStore } from '../state-store.js';
+import type { WriteReporters } from '../write-failure.js';
 
 /** Options of {@link EtcdRecordStore}. */
 export interface EtcdStoreOptions extends WriteReporters {

@@ -3,13 +3,13 @@
  * leases, loading in pages, catching up after a compaction, write status and option checks.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EtcdClient } from '../../src/storage/etcd/client.js';
-import { EtcdRecordStore } from '../../src/storage/etcd-store.js';
-import type { Mutation, RecordStoreError } from '../../src/storage/index.js';
-import { skipWithoutEtcd, startEtcd, type EtcdCluster } from '../helpers/etcd.js';
-import { until } from '../helpers/poll.js';
-import { describeRecordStoreContract } from './record-store-contract.js';
-import { Proxies, Stores, uniquePrefix } from './etcd-store-helpers.js';
+import { EtcdClient } from '../../../src/storage/etcd/client.js';
+import { EtcdRecordStore } from '../../../src/storage/etcd/store.js';
+import type { Mutation, RecordStoreError } from '../../../src/storage/index.js';
+import { skipWithoutEtcd, startEtcd, type EtcdCluster } from '../../helpers/etcd.js';
+import { until } from '../../helpers/poll.js';
+import { describeRecordStoreContract } from '../record-store-contract.js';
+import { Proxies, Stores, uniquePrefix } from './store-helpers.js';
 
 const put = (id: number, fields: Record<string, unknown> = {}): Mutation => ({ op: 'put', collection: 'users', record: { id, ...fields } });
 

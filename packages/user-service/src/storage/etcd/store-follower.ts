@@ -7,12 +7,12 @@
  * @module
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { EtcdError, type EtcdClient, type KeyValue, type WatchEvent } from './etcd/client.js';
-import type { EtcdKeys } from './etcd-store-keys.js';
-import { isCompacted, storeError, unavailable } from './etcd-store-errors.js';
-import { deepFreeze } from './record-codec.js';
-import type { RecordState } from './record-state.js';
-import { RecordStoreError, type Mutation, type StoredRecord } from './record-store.js';
+import { EtcdError, type EtcdClient, type KeyValue, type WatchEvent } from './client.js';
+import type { EtcdKeys } from './store-keys.js';
+import { isCompacted, storeError, unavailable } from './store-errors.js';
+import { deepFreeze } from '../record-codec.js';
+import type { RecordState } from '../record-state.js';
+import { RecordStoreError, type Mutation, type StoredRecord } from '../record-store.js';
 
 /** Options of {@link EtcdFollower}. */
 export interface FollowerOptions {
