@@ -41,7 +41,7 @@ import { ProductsResource } from './http/resources/products-resource.js';
 import { AdminUsersResource, ExternalUsersResource, ProtectedUsersResource } from './http/resources/protected-resources.js';
 import { UsersResource } from './http/resources/users-resource.js';
 import { XmlUsersResource } from './http/resources/xml-resource.js';
-import { TOKENS } from './http/tokens.js';
+import { TOKENS } from './http/di-tokens.js';
 import { createRecordStore, type RecordStore } from './storage/index.js';
 
 /** Every resource class of the service (also used by the DI test). */

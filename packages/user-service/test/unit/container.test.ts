@@ -22,7 +22,7 @@ import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from '../../src/http/
 import { RateLimitFilter } from '../../src/http/filters/rate-limit-filter.js';
 import { UsersResource } from '../../src/http/resources/users-resource.js';
 import { JobEventLogs } from '../../src/http/job-events.js';
-import { TOKENS } from '../../src/http/tokens.js';
+import { TOKENS } from '../../src/http/di-tokens.js';
 import { createService, PROVIDER_CLASSES, RESOURCES, type Service } from '../../src/server.js';
 import { MemoryRecordStore } from '../../src/storage/index.js';
 

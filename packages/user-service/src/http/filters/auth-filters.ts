@@ -6,7 +6,7 @@ import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth/gu
 import { parseBasicCredentials, type ApiKeyVerifier, type BasicAuthenticator } from '../../domain/auth/credentials.js';
 import type { TokenService } from '../../domain/auth/bearer-tokens.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 function authenticate(ctx: ContainerRequestContext, p: Principal, scheme: string): void {
   ctx.securityContext = SecurityContext.of({ name: p.name }, p.roles, scheme);

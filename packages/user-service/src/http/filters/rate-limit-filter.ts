@@ -11,7 +11,7 @@ import {
 import type { RateLimitDecision, RateLimiter } from '../../domain/limits/rate-limit.js';
 import { SharedRateLimiter } from '../../domain/limits/rate-limit-shared.js';
 import { RateLimited } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 const DECISION = 'rateLimit';
 

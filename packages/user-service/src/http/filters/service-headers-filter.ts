@@ -7,7 +7,7 @@ import {
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
 import type { AppConfig } from '../../domain/config/app-config.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 /**
  * Headers every answer of the service carries:

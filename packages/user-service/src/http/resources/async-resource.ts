@@ -20,7 +20,7 @@ import type { IdempotencyService } from '../../domain/shared/idempotency.js';
 import { NO_JOB_STATUS, type Job, type JobService } from '../../domain/jobs/service.js';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
 import type { JobEventLogs } from '../job-events.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 import { JobIdText } from './ids.js';
 
 /**

@@ -5,7 +5,7 @@ import { loginFailed } from '../../domain/auth/principal.js';
 import type { BasicAuthenticator } from '../../domain/auth/credentials.js';
 import type { TokenService } from '../../domain/auth/bearer-tokens.js';
 import { RateLimited } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 /** The login body (SPEC "Login request"). */
 export class LoginRequest {

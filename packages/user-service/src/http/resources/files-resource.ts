@@ -3,7 +3,7 @@ import { ApiTags, Consumes, Context, GET, Path, PathParam, POST, Produces, Respo
 import { MultipartBody } from '@jaxrs-node/pipeline/multipart';
 import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files/service.js';
 import { UploadLimited } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 /**
  * Uploads (multipart, read part by part by the pipeline's multipart reader, streamed to

@@ -5,7 +5,7 @@ import { DEFAULT_LARGE_DATA_COUNT, largeDataStream, MAX_LARGE_DATA_COUNT, parseL
 import { USER_JSON_SCHEMA } from '../../domain/users/schema.js';
 import { formatTimestamp } from '../../domain/users/model.js';
 import { Enriched } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 import type { RecordStore } from '../../storage/index.js';
 
 /** `GET /api/health` and `GET /health`: no credentials, never rate limited. */

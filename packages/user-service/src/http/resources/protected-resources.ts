@@ -2,7 +2,7 @@ import { inject, injectable } from 'tsyringe';
 import { ApiTags, GET, Path, Produces } from '@jaxrs-node/pipeline';
 import type { UserService } from '../../domain/users/service.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 /** `GET /api/admin/users`: HTTP Basic with the admin account (401 + `WWW-Authenticate: Basic`). */
 @injectable()

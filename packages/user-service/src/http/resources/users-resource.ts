@@ -30,7 +30,7 @@ import { RateLimited } from '../bindings.js';
 import { NewOrder, OrderStatusChange } from '../entities/orders.js';
 import { UserInput, UserPatch, VariantUserInput } from '../entities/users.js';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 import { Id } from './ids.js';
 import { UserListQuery, UserSearchQuery } from './user-queries.js';
 
