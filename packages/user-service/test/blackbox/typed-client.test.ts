@@ -39,7 +39,9 @@ import { LargeDataResource } from '../../src/http/resources/large-data-resource.
 import { SchemaResource } from '../../src/http/resources/schema-resource.js';
 import { TestResource } from '../../src/http/resources/test-resource.js';
 import { ProductsResource } from '../../src/http/resources/products-resource.js';
-import { AdminUsersResource, ExternalUsersResource, ProtectedUsersResource } from '../../src/http/resources/protected-resources.js';
+import { AdminUsersResource } from '../../src/http/resources/admin-users-resource.js';
+import { ExternalUsersResource } from '../../src/http/resources/external-users-resource.js';
+import { ProtectedUsersResource } from '../../src/http/resources/protected-users-resource.js';
 import { UserListQuery, UserSearchQuery } from '../../src/http/resources/user-queries.js';
 import { UsersResource } from '../../src/http/resources/users-resource.js';
 import { XmlUsersResource } from '../../src/http/resources/xml-resource.js';
