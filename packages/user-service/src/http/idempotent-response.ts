@@ -1,5 +1,5 @@
 /**
- * The HTTP side of `Idempotency-Key` (domain/idempotency.ts): the request's fingerprint and the
+ * The HTTP side of `Idempotency-Key` (domain/shared/idempotency.ts): the request's fingerprint and the
  * response of a keyed POST, fresh or replayed from the stored first answer.
  */
 import { Response, type UriInfo } from '@jaxrs-node/pipeline';

@@ -188,7 +188,7 @@ describe('NewOrder and OrderLine (POST /api/users/{id}/orders) and validateOrder
     ['an unsafe product id', { productId: 2 ** 53, quantity: 1 }],
   ];
 
-  it.each(lineSamples)('line with %s: the same violations (the domain checks lines, see orders.ts)', (_name, item) => {
+  it.each(lineSamples)('line with %s: the same violations (the domain checks lines, see domain/orders/validation.ts)', (_name, item) => {
     const domain = plain(validateOrderInput({ items: [item] }).violations).map((v) => ({
       ...v,
       field: v.field.replace(/^items\[0\]\./, ''),

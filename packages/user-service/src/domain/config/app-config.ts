@@ -1,6 +1,6 @@
 /**
  * Typed, validated configuration from the environment. Every variable is documented in
- * `config-docs.ts`; every problem is collected and reported at once, naming the variable, so a
+ * `docs.ts`; every problem is collected and reported at once, naming the variable, so a
  * bad deployment fails at start-up instead of on the first request that needs the value.
  */
 import { join, resolve } from 'node:path';

@@ -1,6 +1,6 @@
 /**
  * Vocabulary of asynchronous user creation (SPEC "Async operation"): the job record, which is also
- * the body of the status endpoint, its states and limits. The worker is in `jobs.ts`.
+ * the body of the status endpoint, its states and limits. The worker is in `service.ts`.
  */
 import type { WebApplicationError } from '@jaxrs-node/pipeline';
 import type { Mutation, Precondition, RecordStore, StoredRecord } from '../../storage/record-store.js';

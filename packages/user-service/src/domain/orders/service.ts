@@ -4,7 +4,7 @@
  * Decisions:
  * - Prices come from the injected {@link ProductLookup} at creation and are snapshotted into the
  *   order (name and unit price), so later catalog changes do not rewrite history. Totals are
- *   summed in integer cents (orders-model.ts).
+ *   summed in integer cents (model.ts).
  * - The customer's id and email are snapshotted too. Deleting a user keeps its orders in the
  *   store, but they become unreachable: every order operation answers 404 for an absent user.
  * - An unknown user is 404 before the body is looked at; a bad body is one 400 listing every

@@ -3,7 +3,7 @@
  * `test@example.com`, its orders) work on a fresh deployment.
  *
  * Everything goes through UserService and OrderService, never raw store writes: their id indexes
- * (users-index.ts, orders-index.ts) are shared per store and stay correct, and seeded records pass
+ * (users/indexes.ts, orders/indexes.ts) are shared per store and stay correct, and seeded records pass
  * the same validation as client data. Other areas (files, async jobs) plug in via `extraSeeders`.
  */
 import { RecordStoreError, type RecordStore } from '../../storage/record-store.js';

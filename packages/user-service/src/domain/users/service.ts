@@ -16,12 +16,12 @@
  * - Concurrency: every read-modify-write of one user runs under a per-id lock (KeyedLock), so
  *   concurrent PUT/PATCH/DELETE of the same user behave as if sequential within one instance, and
  *   commits with a precondition on the version it read, so they do across instances sharing a
- *   store (a lost race is decided again on the fresh record: conflicts.ts).
+ *   store (a lost race is decided again on the fresh record: shared/conflicts.ts).
  * - Entity tags are `"<id>-<version>"` with the store's version of the record (`rev` on the
  *   journal, etcd's mod_revision on etcd), so an If-Match is a precondition of the commit.
  *
  * Performance at 10^6 users (bench/indexes.mjs, bench/domain-scale.ts, MemoryRecordStore):
- * - Regular users are kept as an id-sorted array of the store's own records (users-index.ts).
+ * - Regular users are kept as an id-sorted array of the store's own records (indexes.ts).
  *   get: one store lookup. list and id-sorted pages (asc or desc): a slice, O(page size);
  *   totals O(1).
  * - By default (`indexes: true`) pages sorted by another field, findByEmail, the email filter and

@@ -1,5 +1,5 @@
 /**
- * The order request bodies as classes (see users.ts for how they are used).
+ * The order request bodies as classes (see users.ts beside it for how they are used).
  *
  * The lines of an order are checked by the domain, not in the VALIDATION slot: the domain lists
  * a line's violations together with the products that do not exist in one 400 (SPEC "Orders"),

@@ -13,7 +13,7 @@ function authenticate(ctx: ContainerRequestContext, p: Principal, scheme: string
 }
 
 /**
- * Runs `check` under the failed-authentication limit (see auth-failures.ts) when credentials were
+ * Runs `check` under the failed-authentication limit (see domain/auth/failures.ts) when credentials were
  * presented; a request without any gets its challenge (401) without being counted, since real
  * clients send credentials only after that challenge (RFC 9110 §11.6.1).
  */

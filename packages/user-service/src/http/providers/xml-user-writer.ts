@@ -8,7 +8,7 @@ export class XmlUserView {
 
 /**
  * MessageBodyWriter for {@link XmlUserView} as `application/xml` / `text/xml`: fast-xml-parser's
- * builder over whitelisted element names only, every value escaped (see domain/xml.ts).
+ * builder over whitelisted element names only, every value escaped (see domain/users/xml.ts).
  */
 export class XmlUserWriter implements MessageBodyWriter<XmlUserView> {
   readonly name = 'XmlUserWriter';

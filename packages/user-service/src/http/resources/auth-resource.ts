@@ -43,7 +43,7 @@ export class AuthResource {
       if (p === null) throw loginFailed();
       return p;
     };
-    // Failed logins count per client and per account, as every other scheme's (auth-failures.ts).
+    // Failed logins count per client and per account, as every other scheme's (domain/auth/failures.ts).
     const client = ctx.remoteAddress ?? '';
     const principal =
       this.failures === null || this.basic.remembers(username, password, client)

@@ -2,11 +2,11 @@
  * {@link EtcdRecordStore}: the adapter of the {@link RecordStore} port that several service
  * instances share, over etcd v3 (https://etcd.io/docs/v3.4/learning/api/).
  *
- * Reads are served from a local copy that a watch keeps current (etcd-store-follower.ts); a
- * commit is one etcd transaction (etcd-store-txn.ts) and resolves once the watch has applied it,
- * so the writer's next read sees its write; `sync()` (etcd-store-sync.ts) is the read barrier for
- * writes of other instances. Key layout: etcd-store-keys.ts. Ids: etcd-store-ids.ts. Leases:
- * etcd-store-leases.ts.
+ * Reads are served from a local copy that a watch keeps current (store-follower.ts); a
+ * commit is one etcd transaction (store-txn.ts) and resolves once the watch has applied it,
+ * so the writer's next read sees its write; `sync()` (store-sync.ts) is the read barrier for
+ * writes of other instances. Key layout: store-keys.ts. Ids: store-ids.ts. Leases:
+ * store-leases.ts.
  *
  * @module
  */

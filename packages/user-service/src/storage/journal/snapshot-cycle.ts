@@ -162,7 +162,7 @@ export class SnapshotCycle {
 /**
  * Deletes the journals a published snapshot covers, best effort and one by one: one that cannot
  * go (an I/O error, something else in its place) is neither a failed snapshot nor a reason to
- * keep the others. Recovery deletes any that are left (journal-recovery.ts), never replaying them.
+ * keep the others. Recovery deletes any that are left (recovery.ts), never replaying them.
  */
 async function removeJournalsBefore(dir: string, generation: number): Promise<void> {
   const names = await readdir(dir).catch((): string[] => []);

@@ -5,7 +5,7 @@
  * all in one synchronous step; one writer then appends every queued line with a single write
  * and a single fdatasync (group commit) and resolves those commits together. Every
  * `snapshotEvery` mutations the store switches to a new journal generation and writes a
- * snapshot in the background (see `snapshot-file.ts`, `journal-recovery.ts` for the files).
+ * snapshot in the background (see `snapshot-file.ts`, `recovery.ts` for the files).
  * A failed rotation or snapshot is reported (`snapshot-cycle.ts`) and never fails the store.
  *
  * Single process: the directory must be used by one process at a time. A second store on the
