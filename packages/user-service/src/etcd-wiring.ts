@@ -3,12 +3,12 @@
  * across the instances. Loaded by server.ts only in that mode, so a journal deployment never
  * loads the etcd client.
  */
-import { AuthFailureGuard } from './domain/auth-failures.js';
-import type { AppConfig } from './domain/config.js';
-import { EtcdSharedCounts } from './domain/rate-limit-etcd.js';
-import { SharedRateLimiter } from './domain/rate-limit-shared.js';
+import { AuthFailureGuard } from './domain/auth/failures.js';
+import type { AppConfig } from './domain/config/app-config.js';
+import { EtcdSharedCounts } from './storage/etcd/shared-counts.js';
+import { SharedRateLimiter } from './domain/limits/rate-limit-shared.js';
 import { EtcdClient } from './storage/etcd/client.js';
-import { EtcdRecordStore } from './storage/etcd-store.js';
+import { EtcdRecordStore } from './storage/etcd/store.js';
 import type { RecordStore } from './storage/record-store.js';
 import type { WriteReporters } from './storage/write-failure.js';
 

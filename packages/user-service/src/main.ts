@@ -8,7 +8,7 @@
  */
 import 'reflect-metadata';
 import { serveOnCores } from '@jaxrs-node/pipeline';
-import { ConfigError, loadConfig, redactConfig, type AppConfig } from './domain/config.js';
+import { ConfigError, loadConfig, redactConfig, type AppConfig } from './domain/config/app-config.js';
 import { createService, type Service } from './server.js';
 
 /**

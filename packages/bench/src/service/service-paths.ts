@@ -18,11 +18,11 @@ export const serviceModules = {
   /** `createService` (the composed server) and its options. */
   server: () => import('@jaxrs-node/user-service/dist/server.js'),
   /** `loadConfig`: the configuration from an environment. */
-  config: () => import('@jaxrs-node/user-service/dist/domain/config.js'),
+  config: () => import('@jaxrs-node/user-service/dist/domain/config/app-config.js'),
   /** `TOKENS`: the dependency-injection tokens of the service's container. */
-  diTokens: () => import('@jaxrs-node/user-service/dist/http/tokens.js'),
+  diTokens: () => import('@jaxrs-node/user-service/dist/http/di-tokens.js'),
   /** `UserService`: the users' application service over a record store. */
-  users: () => import('@jaxrs-node/user-service/dist/domain/users.js'),
+  users: () => import('@jaxrs-node/user-service/dist/domain/users/service.js'),
   /** The storage port and adapters: `createRecordStore`, `MemoryRecordStore`. */
   storage: () => import('@jaxrs-node/user-service/dist/storage/index.js'),
 };

@@ -6,8 +6,8 @@ import {
   type ErrorBodyFactory,
   type WebApplicationError,
 } from '@jaxrs-node/pipeline';
-import { InvalidTokenError } from '../domain/tokens.js';
-import { formatTimestamp } from '../domain/users-model.js';
+import { InvalidTokenError } from '../domain/auth/bearer-tokens.js';
+import { formatTimestamp } from '../domain/users/model.js';
 
 /**
  * The service's error body (`docs/api.md` rule 37): `timestamp`, `status`, `error` (the reason text, e.g.

@@ -17,7 +17,7 @@
  * library and then the current state.
  */
 import { EventLog, OutboundSseEvent, type SseEventSink } from '@jaxrs-node/pipeline';
-import { JOB_ITEM_SLOTS, type Job, type JobService } from '../domain/jobs.js';
+import { JOB_ITEM_SLOTS, type Job, type JobService } from '../domain/jobs/service.js';
 
 /** Events a job's log keeps: every event of the largest job (PENDING, RUNNING 0..n, the end). */
 export const JOB_EVENT_LOG_CAPACITY = JOB_ITEM_SLOTS + 3;

@@ -1,5 +1,5 @@
 import { OpenApiFeature, type ApiResponseOptions, type JsonSchema, type OpenApiOptions } from '@jaxrs-node/pipeline';
-import { USER_JSON_SCHEMA } from '../domain/user-schema.js';
+import { USER_JSON_SCHEMA } from '../domain/users/schema.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth, RateLimited } from './bindings.js';
 
 /**
@@ -14,7 +14,7 @@ import { ApiKeyAuth, BasicAuth, BearerAuth, RateLimited } from './bindings.js';
 const ref = (name: string): JsonSchema => ({ $ref: `#/components/schemas/${name}` });
 /** What `GET`, `PUT` and `PATCH /api/users/{id}` answer: a User, or the variant shape for a user made by `POST /api/users/create`. */
 const ANY_USER = { anyOf: [ref('User'), ref('VariantUser')] } as JsonSchema;
-/** The lists and pages hold Users only: variant users are left out of them (users.ts). */
+/** The lists and pages hold Users only: variant users are left out of them (domain/users/service.ts). */
 const USERS: JsonSchema = { type: 'array', items: ref('User') };
 const ERROR = ref('Error');
 const OBJECT: JsonSchema = { type: 'object' };
@@ -86,7 +86,7 @@ const USER_PAGE: JsonSchema = {
   },
 };
 
-/** An order as `toOrderRepresentation` (orders-model.ts) writes it; amounts are decimal numbers. */
+/** An order as `toOrderRepresentation` (domain/orders/model.ts) writes it; amounts are decimal numbers. */
 const ORDER_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['id', 'orderNumber', 'customer', 'items', 'totalAmount', 'status', 'createdAt'],
@@ -121,7 +121,7 @@ const ORDER_SCHEMA: JsonSchema = {
   },
 };
 
-/** An asynchronous creation job (jobs-model.ts `Job`), the body of its status resources. */
+/** An asynchronous creation job (domain/jobs/model.ts `Job`), the body of its status resources. */
 const JOB_SCHEMA: JsonSchema = {
   type: 'object',
   required: ['id', 'status', 'total', 'processed', 'created', 'failed', 'submittedAt'],
@@ -153,7 +153,7 @@ const NO_JOB: JsonSchema = {
   properties: { status: { const: 'COMPLETED' }, total: { const: 0 }, processed: { const: 0 } },
 };
 
-/** The streamed body of `/api/large-data` (large-data.ts). */
+/** The streamed body of `/api/large-data` (domain/large-data/stream.ts). */
 const LARGE_DATA: JsonSchema = {
   type: 'object',
   required: ['items', 'count'],

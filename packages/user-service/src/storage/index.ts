@@ -8,15 +8,15 @@
  * await store.open();
  * ```
  */
-import { JournalRecordStore, type JournalStoreOptions } from './journal-store.js';
-import { MemoryRecordStore } from './memory-store.js';
+import { JournalRecordStore, type JournalStoreOptions } from './journal/store.js';
+import { MemoryRecordStore } from './memory/store.js';
 
 // Types only: the etcd adapter (and its HTTP client) loads only where it is imported directly,
-// from './etcd-store.js', so a local deployment never loads it.
-export type { EtcdRecordStore, EtcdStoreOptions } from './etcd-store.js';
-export { JournalRecordStore, type JournalStoreOptions } from './journal-store.js';
-export { MemoryRecordStore } from './memory-store.js';
-export type { JournalStoreHealth, SnapshotRecovery, SnapshotReporters } from './snapshot-monitor.js';
+// from './etcd/store.js', so a local deployment never loads it.
+export type { EtcdRecordStore, EtcdStoreOptions } from './etcd/store.js';
+export { JournalRecordStore, type JournalStoreOptions } from './journal/store.js';
+export { MemoryRecordStore } from './memory/store.js';
+export type { JournalStoreHealth, SnapshotRecovery, SnapshotReporters } from './journal/snapshot-monitor.js';
 export {
   RecordStoreError,
   type ChangeListener,

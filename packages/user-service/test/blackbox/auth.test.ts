@@ -2,7 +2,7 @@
  * Black-box tests of the three authentication schemes against the real server: HTTP Basic on
  * `/api/admin/users`, login + bearer tokens on `/api/protected/users`, `X-API-Key` on
  * `/api/external/**`, and the endpoints that need nothing. Tokens are also forged here with the
- * secret given through TOKEN_SECRET (same compact HS256 format as src/domain/tokens.ts), so expiry
+ * secret given through TOKEN_SECRET (same compact HS256 format as src/domain/auth/bearer-tokens.ts), so expiry
  * and tampering are checked without waiting an hour.
  */
 import { createHmac } from 'node:crypto';

@@ -7,7 +7,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { http, removeDir, startServer, type HttpResult, type RunningServer } from '../helpers/server.js';
-import { binaryContent, fieldPart, filePart, multipartBody, BOUNDARY, type Part } from '../domain/uploads-multipart.js';
+import { binaryContent, fieldPart, filePart, multipartBody, BOUNDARY, type Part } from '../domain/files/uploads-multipart.js';
 
 const MAX = 1024;
 

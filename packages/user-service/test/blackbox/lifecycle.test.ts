@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { request } from 'undici';
 import { describe, expect, it } from 'vitest';
 import { agent, ensureBuilt, http, MAIN, removeDir, startServer, waitForLine, type RunningServer } from '../helpers/server.js';
-import { binaryContent, BOUNDARY, fieldPart, filePart, multipartBody } from '../domain/uploads-multipart.js';
+import { binaryContent, BOUNDARY, fieldPart, filePart, multipartBody } from '../domain/files/uploads-multipart.js';
 
 const PROD_SECRETS = { ADMIN_PASSWORD: 'prod-admin-pass-4f9a', API_KEYS: 'prod-key-1,prod-key-2', TOKEN_SECRET: 'p'.repeat(40) };
 

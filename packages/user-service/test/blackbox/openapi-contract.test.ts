@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contractOf, schemaTools, type Contract } from '../helpers/openapi-contract.js';
 import { http, removeDir, startServer, type HttpResult, type RunningServer } from '../helpers/server.js';
-import { filePart, multipartBody, BOUNDARY } from '../domain/uploads-multipart.js';
+import { filePart, multipartBody, BOUNDARY } from '../domain/files/uploads-multipart.js';
 
 const ADMIN = `Basic ${Buffer.from('admin:password').toString('base64')}`;
 const API_KEY = 'test-api-key-123';

@@ -87,7 +87,7 @@ describe('POST /api/users/<id>/orders', () => {
       { productId: 3, quantity: 1 },
       { productId: 12, quantity: 3 },
     ];
-    // Embedded catalog (src/domain/catalog.ts): Laptop 999.99, Mechanical Keyboard 89.50, HDMI
+    // Embedded catalog (src/domain/catalog/embedded.ts): Laptop 999.99, Mechanical Keyboard 89.50, HDMI
     // Cable 9.99, so 2 × 999.99 + 89.50 + 3 × 9.99 = 2119.45. A literal, not the service's own
     // /api/products prices, so a wrong price in the catalog or the order fails here.
     const catalog: Record<number, [string, number]> = {

@@ -1,7 +1,7 @@
 /**
  * Black-box tests of `GET /api/products/{id}`: the embedded catalog, and with PRODUCT_CATALOG_URL
  * a local upstream started here on 127.0.0.1:0 that misbehaves on purpose (slow, refused,
- * malformed, oversized). The upstream timeouts are fixed at ~2 s in src/domain/upstream.ts and not
+ * malformed, oversized). The upstream timeouts are fixed at ~2 s in src/domain/catalog/upstream.ts and not
  * configurable, so the two timeout cases run concurrently to keep the file short.
  */
 import { mkdtempSync } from 'node:fs';

@@ -33,15 +33,15 @@ import { AsyncUsersResource } from '../../src/http/resources/async-resource.js';
 import { AuthResource, LoginRequest } from '../../src/http/resources/auth-resource.js';
 import { FilesResource } from '../../src/http/resources/files-resource.js';
 import { Readable } from 'node:stream';
-import {
-  CustomDataResource,
-  HealthResource,
-  LargeDataResource,
-  SchemaResource,
-  TestResource,
-} from '../../src/http/resources/misc-resources.js';
+import { CustomDataResource } from '../../src/http/resources/custom-data-resource.js';
+import { HealthResource } from '../../src/http/resources/health-resource.js';
+import { LargeDataResource } from '../../src/http/resources/large-data-resource.js';
+import { SchemaResource } from '../../src/http/resources/schema-resource.js';
+import { TestResource } from '../../src/http/resources/test-resource.js';
 import { ProductsResource } from '../../src/http/resources/products-resource.js';
-import { AdminUsersResource, ExternalUsersResource, ProtectedUsersResource } from '../../src/http/resources/protected-resources.js';
+import { AdminUsersResource } from '../../src/http/resources/admin-users-resource.js';
+import { ExternalUsersResource } from '../../src/http/resources/external-users-resource.js';
+import { ProtectedUsersResource } from '../../src/http/resources/protected-users-resource.js';
 import { UserListQuery, UserSearchQuery } from '../../src/http/resources/user-queries.js';
 import { UsersResource } from '../../src/http/resources/users-resource.js';
 import { XmlUsersResource } from '../../src/http/resources/xml-resource.js';

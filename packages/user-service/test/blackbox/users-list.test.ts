@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { validateAgainstUserSchema } from '../../src/domain/user-schema.js';
+import { validateAgainstUserSchema } from '../../src/domain/users/schema.js';
 import { http, removeDir, startServer, type HttpResult, type RunningServer } from '../helpers/server.js';
 
 /**

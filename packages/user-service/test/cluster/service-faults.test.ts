@@ -15,7 +15,7 @@ import { EtcdClient } from '../../src/storage/etcd/client.js';
 import { skipWithoutEtcd, startEtcd, type EtcdCluster, type EtcdMember } from '../helpers/etcd.js';
 import { until } from '../helpers/poll.js';
 import { http, removeDir, startServer, type HttpResult, type RunningServer } from '../helpers/server.js';
-import { CutProxy } from '../storage/etcd-store-helpers.js';
+import { CutProxy } from '../storage/etcd/store-helpers.js';
 
 const SECRET = 'service-faults-token-secret-0123456789abcdef';
 

@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/domain/config.js';
+import { loadConfig } from '../../src/domain/config/app-config.js';
 import { createService, type Service } from '../../src/server.js';
 import { JournalRecordStore, type Mutation } from '../../src/storage/index.js';
 import { until } from '../helpers/poll.js';

@@ -6,8 +6,8 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ForbiddenError, NotAuthorizedError } from '@jaxrs-node/pipeline';
 import { createRequestContext, runRequestFilter } from '@jaxrs-node/pipeline/testing';
-import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/credentials.js';
-import { InvalidTokenError, TokenService } from '../../src/domain/tokens.js';
+import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/auth/credentials.js';
+import { InvalidTokenError, TokenService } from '../../src/domain/auth/bearer-tokens.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from '../../src/http/filters/auth-filters.js';
 
 const BASIC_CHALLENGE = 'Basic realm="user-service", charset="UTF-8"';

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/domain/config.js';
+import { loadConfig } from '../../src/domain/config/app-config.js';
 import { createService } from '../../src/server.js';
 import { MemoryRecordStore } from '../../src/storage/index.js';
 

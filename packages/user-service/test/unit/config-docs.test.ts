@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { CONFIG_DOCS } from '../../src/domain/config-docs.js';
+import { CONFIG_DOCS } from '../../src/domain/config/docs.js';
 
 interface Row {
   readonly name: string;

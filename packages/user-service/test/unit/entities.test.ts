@@ -7,9 +7,9 @@
 import { isDeepStrictEqual } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { Application, buildOpenApi, compileValidator, PATCH, Path, POST, PUT } from '@jaxrs-node/pipeline';
-import { validateOrderInput, validateStatusValue } from '../../src/domain/orders-validation.js';
-import type { UserInput as DomainUserInput } from '../../src/domain/users-model.js';
-import { mergePatchUserInput, validateUserInput, validateVariantInput } from '../../src/domain/users-validation.js';
+import { validateOrderInput, validateStatusValue } from '../../src/domain/orders/validation.js';
+import type { UserInput as DomainUserInput } from '../../src/domain/users/model.js';
+import { mergePatchUserInput, validateUserInput, validateVariantInput } from '../../src/domain/users/validation.js';
 import { NewOrder, OrderLine, OrderStatusChange } from '../../src/http/entities/orders.js';
 import { UserInput, UserPatch, VariantUserInput } from '../../src/http/entities/users.js';
 import { schemaTools } from '../helpers/openapi-contract.js';
@@ -188,7 +188,7 @@ describe('NewOrder and OrderLine (POST /api/users/{id}/orders) and validateOrder
     ['an unsafe product id', { productId: 2 ** 53, quantity: 1 }],
   ];
 
-  it.each(lineSamples)('line with %s: the same violations (the domain checks lines, see orders.ts)', (_name, item) => {
+  it.each(lineSamples)('line with %s: the same violations (the domain checks lines, see domain/orders/validation.ts)', (_name, item) => {
     const domain = plain(validateOrderInput({ items: [item] }).violations).map((v) => ({
       ...v,
       field: v.field.replace(/^items\[0\]\./, ''),

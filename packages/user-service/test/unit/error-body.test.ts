@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { BadRequestError, InternalServerError, NotFoundError, ServiceUnavailableError, WebApplicationError } from '@jaxrs-node/pipeline';
 import { createRequestContext } from '@jaxrs-node/pipeline/testing';
-import { InvalidTokenError } from '../../src/domain/tokens.js';
+import { InvalidTokenError } from '../../src/domain/auth/bearer-tokens.js';
 import { serviceErrorBody, serviceErrorEntity, serviceProblemBody } from '../../src/http/error-body.js';
 
 type Body = { timestamp: string; status: number; error: string; message: string; path: string; errors: unknown[] };

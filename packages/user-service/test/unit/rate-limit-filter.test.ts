@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { Response, SecurityContext, TooManyRequestsError } from '@jaxrs-node/pipeline';
 import { createRequestContext, runRequestFilter, runResponseFilter } from '@jaxrs-node/pipeline/testing';
-import { RateLimiter } from '../../src/domain/rate-limit.js';
+import { RateLimiter } from '../../src/domain/limits/rate-limit.js';
 import { RateLimitFilter } from '../../src/http/filters/rate-limit-filter.js';
 
 const request = (remoteAddress = '10.0.0.1', headers: Record<string, string> = {}) =>

@@ -1,6 +1,6 @@
 /**
  * The service's field rules as validation decorators, built on the domain's own predicates
- * (users-validation.ts) and worded with the domain's messages, so a 400 from the pipeline's
+ * (domain/users/validation.ts) and worded with the domain's messages, so a 400 from the pipeline's
  * VALIDATION slot reads exactly like one from the domain (`{field: 'firstName', message: 'size
  * must be between 2 and 50'}`). Each rule reports one message per field as the domain does: a
  * value of the wrong type gets one `must be a string` / `must be an integer` (the pipeline
@@ -18,7 +18,7 @@ import {
   EMAIL_PATTERN,
   FORBIDDEN_CHARACTERS,
   isValidEmail,
-} from '../../domain/users-validation.js';
+} from '../../domain/users/validation.js';
 
 const isString = (v: unknown): boolean => typeof v === 'string';
 const isBlank = (s: string): boolean => s.trim() === '';

@@ -1,5 +1,5 @@
 /**
- * The order request bodies as classes (see users.ts for how they are used).
+ * The order request bodies as classes (see users.ts beside it for how they are used).
  *
  * The lines of an order are checked by the domain, not in the VALIDATION slot: the domain lists
  * a line's violations together with the products that do not exist in one 400 (`docs/api.md` rule 17),
@@ -8,8 +8,8 @@
  * decorators state that rule for the document; test/unit/entities pins it to the domain's.
  */
 import { ArrayOf } from '@jaxrs-node/pipeline';
-import { ORDER_STATUSES, type OrderStatus } from '../../domain/orders-model.js';
-import { MAX_ORDER_ITEMS, MAX_QUANTITY } from '../../domain/orders-validation.js';
+import { ORDER_STATUSES, type OrderStatus } from '../../domain/orders/model.js';
+import { MAX_ORDER_ITEMS, MAX_QUANTITY } from '../../domain/orders/validation.js';
 import { IntegerBetween, ItemCount, OneOf, Required } from './constraints.js';
 
 /**

@@ -8,7 +8,7 @@
  * Fields that are not declared (server-owned `id`, `roles`, `createdAt`..., or unknown ones) are
  * neither checked nor used: the domain reads the declared fields only.
  */
-import { AGE_MAX, AGE_MIN, FIRST_NAME_MIN, NAME_MAX, VARIANT_NAME_MAX } from '../../domain/users-validation.js';
+import { AGE_MAX, AGE_MIN, FIRST_NAME_MIN, NAME_MAX, VARIANT_NAME_MAX } from '../../domain/users/validation.js';
 import { EmailAddress, IntegerBetween, Name, NotRemoved, Required } from './constraints.js';
 
 /**

@@ -1,19 +1,19 @@
 import { inject, injectable } from 'tsyringe';
 import { Priorities, Priority, SecurityContext, type ContainerRequestContext, type ContainerRequestFilter } from '@jaxrs-node/pipeline';
-import type { Principal } from '../../domain/auth.js';
-import type { AuthFailureGuard } from '../../domain/auth-failures.js';
-import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth-guards.js';
-import { parseBasicCredentials, type ApiKeyVerifier, type BasicAuthenticator } from '../../domain/credentials.js';
-import type { TokenService } from '../../domain/tokens.js';
+import type { Principal } from '../../domain/auth/principal.js';
+import type { AuthFailureGuard } from '../../domain/auth/failures.js';
+import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth/guards.js';
+import { parseBasicCredentials, type ApiKeyVerifier, type BasicAuthenticator } from '../../domain/auth/credentials.js';
+import type { TokenService } from '../../domain/auth/bearer-tokens.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 function authenticate(ctx: ContainerRequestContext, p: Principal, scheme: string): void {
   ctx.securityContext = SecurityContext.of({ name: p.name }, p.roles, scheme);
 }
 
 /**
- * Runs `check` under the failed-authentication limit (see auth-failures.ts) when credentials were
+ * Runs `check` under the failed-authentication limit (see domain/auth/failures.ts) when credentials were
  * presented; a request without any gets its challenge (401) without being counted, since real
  * clients send credentials only after that challenge (RFC 9110 §11.6.1).
  */

@@ -10,7 +10,7 @@ import {
 } from '@jaxrs-node/pipeline';
 import type { RecordStore } from '../../storage/record-store.js';
 import { serviceErrorEntity } from '../error-body.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 const ROLLBACKS_AT_START = 'durability.rollbacks';
 

@@ -8,10 +8,10 @@ import {
   type ContainerResponseContext,
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
-import type { RateLimitDecision, RateLimiter } from '../../domain/rate-limit.js';
-import { SharedRateLimiter } from '../../domain/rate-limit-shared.js';
+import type { RateLimitDecision, RateLimiter } from '../../domain/limits/rate-limit.js';
+import { SharedRateLimiter } from '../../domain/limits/rate-limit-shared.js';
 import { RateLimited } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 const DECISION = 'rateLimit';
 

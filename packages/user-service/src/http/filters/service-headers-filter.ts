@@ -6,8 +6,8 @@ import {
   type ContainerResponseContext,
   type ContainerResponseFilter,
 } from '@jaxrs-node/pipeline';
-import type { AppConfig } from '../../domain/config.js';
-import { TOKENS } from '../tokens.js';
+import type { AppConfig } from '../../domain/config/app-config.js';
+import { TOKENS } from '../di-tokens.js';
 
 /**
  * Headers every answer of the service carries:

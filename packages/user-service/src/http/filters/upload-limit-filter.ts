@@ -1,5 +1,5 @@
 import type { ContainerRequestContext, ContainerRequestFilter } from '@jaxrs-node/pipeline';
-import { maxUploadBodyBytes, uploadTooLarge, type UploadLimits } from '../../domain/uploads.js';
+import { maxUploadBodyBytes, uploadTooLarge, type UploadLimits } from '../../domain/files/uploads.js';
 import { UploadLimited } from '../bindings.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { MediaType, MessageBodyWriter, TypeToken } from '@jaxrs-node/pipeline';
-import { userToXml, type XmlUser } from '../../domain/xml.js';
+import { userToXml, type XmlUser } from '../../domain/users/xml.js';
 
 /** A user to be written as XML (`docs/api.md` rule 20: root `user`, children id, email, firstName, lastName...). */
 export class XmlUserView {
@@ -8,7 +8,7 @@ export class XmlUserView {
 
 /**
  * MessageBodyWriter for {@link XmlUserView} as `application/xml` / `text/xml`: fast-xml-parser's
- * builder over whitelisted element names only, every value escaped (see domain/xml.ts).
+ * builder over whitelisted element names only, every value escaped (see domain/users/xml.ts).
  */
 export class XmlUserWriter implements MessageBodyWriter<XmlUserView> {
   readonly name = 'XmlUserWriter';

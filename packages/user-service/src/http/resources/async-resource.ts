@@ -16,11 +16,11 @@ import {
   SseEventSink,
   UriInfo,
 } from '@jaxrs-node/pipeline';
-import type { IdempotencyService } from '../../domain/idempotency.js';
-import { NO_JOB_STATUS, type Job, type JobService } from '../../domain/jobs.js';
+import type { IdempotencyService } from '../../domain/shared/idempotency.js';
+import { NO_JOB_STATUS, type Job, type JobService } from '../../domain/jobs/service.js';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
 import type { JobEventLogs } from '../job-events.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 import { JobIdText } from './ids.js';
 
 /**

@@ -1,11 +1,11 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, Consumes, Context, NotBlank, Path, POST, Produces, ContainerRequestContext } from '@jaxrs-node/pipeline';
-import type { AuthFailureGuard } from '../../domain/auth-failures.js';
-import { loginFailed } from '../../domain/auth.js';
-import type { BasicAuthenticator } from '../../domain/credentials.js';
-import type { TokenService } from '../../domain/tokens.js';
+import type { AuthFailureGuard } from '../../domain/auth/failures.js';
+import { loginFailed } from '../../domain/auth/principal.js';
+import type { BasicAuthenticator } from '../../domain/auth/credentials.js';
+import type { TokenService } from '../../domain/auth/bearer-tokens.js';
 import { RateLimited } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 /** The login body (`docs/api.md` rule 31). */
 export class LoginRequest {
@@ -43,7 +43,7 @@ export class AuthResource {
       if (p === null) throw loginFailed();
       return p;
     };
-    // Failed logins count per client and per account, as every other scheme's (auth-failures.ts).
+    // Failed logins count per client and per account, as every other scheme's (domain/auth/failures.ts).
     const client = ctx.remoteAddress ?? '';
     const principal =
       this.failures === null || this.basic.remembers(username, password, client)

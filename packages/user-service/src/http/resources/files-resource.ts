@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
 import { MultipartBody } from '@jaxrs-node/pipeline/multipart';
-import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files.js';
+import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files/service.js';
 import { UploadLimited } from '../bindings.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 
 /**
  * Uploads (multipart, read part by part by the pipeline's multipart reader, streamed to

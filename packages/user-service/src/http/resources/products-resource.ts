@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
-import type { ProductView } from '../../domain/catalog.js';
-import { TOKENS } from '../tokens.js';
+import type { ProductView } from '../../domain/catalog/embedded.js';
+import { TOKENS } from '../di-tokens.js';
 import { Id } from './ids.js';
 
 /**

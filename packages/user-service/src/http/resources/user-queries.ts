@@ -4,7 +4,7 @@
  * is a 400 in the service's error body naming each of them, before the resource runs.
  */
 import { defineConstraint, Int, Max, Min, QueryParam, Size } from '@jaxrs-node/pipeline';
-import { isUserSort, MAX_PAGE_INDEX, MAX_PAGE_SIZE, USER_SORT_MESSAGE, type PageRequestInput } from '../../domain/paging.js';
+import { isUserSort, MAX_PAGE_INDEX, MAX_PAGE_SIZE, USER_SORT_MESSAGE, type PageRequestInput } from '../../domain/query/paging.js';
 
 /** `sort=<field>[,asc|desc]` with a field users can be sorted by. */
 export const UserSort = defineConstraint<string>({ name: 'UserSort', message: USER_SORT_MESSAGE, check: isUserSort });

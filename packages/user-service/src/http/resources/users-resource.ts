@@ -20,17 +20,17 @@ import {
   type EntityTag,
   Link,
 } from '@jaxrs-node/pipeline';
-import type { IdempotencyService } from '../../domain/idempotency.js';
-import type { OrderService } from '../../domain/orders.js';
-import type { UserService, WriteOptions } from '../../domain/users.js';
-import type { OrderRepresentation } from '../../domain/orders-model.js';
-import type { Page } from '../../domain/paging.js';
-import type { AnyUserRepresentation, UserRepresentation, VariantUserRepresentation } from '../../domain/users-representation.js';
+import type { IdempotencyService } from '../../domain/shared/idempotency.js';
+import type { OrderService } from '../../domain/orders/service.js';
+import type { UserService, WriteOptions } from '../../domain/users/service.js';
+import type { OrderRepresentation } from '../../domain/orders/model.js';
+import type { Page } from '../../domain/query/paging.js';
+import type { AnyUserRepresentation, UserRepresentation, VariantUserRepresentation } from '../../domain/users/representation.js';
 import { RateLimited } from '../bindings.js';
 import { NewOrder, OrderStatusChange } from '../entities/orders.js';
 import { UserInput, UserPatch, VariantUserInput } from '../entities/users.js';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 import { Id } from './ids.js';
 import { UserListQuery, UserSearchQuery } from './user-queries.js';
 

@@ -1,9 +1,9 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, GET, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
-import type { UserService } from '../../domain/users.js';
-import { toUserRepresentation } from '../../domain/users-representation.js';
+import type { UserService } from '../../domain/users/service.js';
+import { toUserRepresentation } from '../../domain/users/representation.js';
 import { XmlUserView } from '../providers/xml-user-writer.js';
-import { TOKENS } from '../tokens.js';
+import { TOKENS } from '../di-tokens.js';
 import { Id } from './ids.js';
 
 /** `GET /api/xml/users/{id}` with `Accept: application/xml`: written by XmlUserWriter. */
