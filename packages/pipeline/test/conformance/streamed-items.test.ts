@@ -97,6 +97,19 @@ class Items {
     return Readable.from([{ id: 1 }, { id: 2 }])[Symbol.asyncIterator]();
   }
 
+  /** An async iterator written as an object literal (its constructor is Object, as a plain object's). */
+  @GET('handmade')
+  @Produces('application/x-ndjson')
+  handmade(): AsyncIterator<unknown> {
+    let n = 0;
+    return {
+      [Symbol.asyncIterator]() {
+        return this;
+      },
+      next: async () => (n < 2 ? { done: false, value: { n: ++n } } : { done: true, value: undefined }),
+    } as AsyncIterator<unknown>;
+  }
+
   @GET('sync')
   @Produces('application/json')
   *sync(): Generator<number> {
@@ -276,6 +289,10 @@ describe.each(TRANSPORTS)('streamed items (%s)', (transport) => {
     expect(r.headers['content-type']).toBe('text/event-stream; charset=utf-8');
     expect(r.headers['cache-control']).toBe('no-cache');
     expect(r.text).toBe('data: {"id":1}\n\ndata: line one\ndata: line two\n\n');
+  });
+
+  it('an async iterator written as an object literal has its values framed, not written as an object', async () => {
+    expect((await send('/items/handmade')).text).toBe('{"n":1}\n{"n":2}\n');
   });
 
   it("an object-mode Readable's async iterator has its values framed", async () => {

@@ -40,6 +40,10 @@ export function isConcrete(produced: MediaType | undefined): boolean {
   return produced !== undefined && produced.type !== '*' && produced.subtype !== '*';
 }
 
+/** %AsyncIteratorPrototype% and %GeneratorPrototype%: the types of iterators made without a class (see {@link typeOf}). */
+const ASYNC_ITERATOR_TYPE = Object.getPrototypeOf(Object.getPrototypeOf(async function* () {}.prototype)) as TypeToken;
+const ITERATOR_TYPE = Object.getPrototypeOf(function* () {}.prototype) as TypeToken;
+
 /**
  * The declared entity type, else the class of the entity: its prototype's constructor, never an
  * own `constructor` property (a client's JSON `{"constructor": {}}` echoed back must not become
@@ -53,7 +57,16 @@ export function typeOf(response: Response): TypeToken {
   // on a value of unknown shape, ~120 instructions): a `constructor` that is the `Object`
   // function. Parsed data (JSON, forms) cannot hold a function, so a client's own `constructor`
   // key never takes this path; only code could set one, and then the object says it is an Object.
-  if ((e as { constructor?: unknown }).constructor === Object) return Object;
+  // An iterator made without a class inherits `Object` as its constructor too: an object literal
+  // with `[Symbol.asyncIterator]`, Node 26's Readable iterator (`Object.create(%AsyncIteratorPrototype%)`;
+  // Node 20's is an async generator), Node 20's array iterators. They are typed as the standard
+  // iterator prototypes, which the writer of streamed items takes (isStreamType): two property
+  // loads more on a plain object.
+  if ((e as { constructor?: unknown }).constructor === Object) {
+    const it = e as { [Symbol.asyncIterator]?: unknown; [Symbol.iterator]?: unknown; next?: unknown };
+    if (it[Symbol.asyncIterator] !== undefined) return ASYNC_ITERATOR_TYPE;
+    return it[Symbol.iterator] !== undefined && typeof it.next === 'function' ? ITERATOR_TYPE : Object;
+  }
   // Looked up from the prototype: inherited, so it comes from code. Not always a function: for
   // a generator object it is `%GeneratorFunction.prototype%` (see isStreamType).
   const proto = Object.getPrototypeOf(e) as { constructor?: unknown } | null;
