@@ -9,7 +9,7 @@ import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/
 import type { AppConfig } from './domain/config/app-config.js';
 import { ApiKeyVerifier, BasicAuthenticator } from './domain/auth/credentials.js';
 import { FileStore } from './domain/files/service.js';
-import { IdempotencyService } from './domain/shared/idempotency.js';
+import { IdempotencyService } from './domain/common/idempotency.js';
 import { RememberedLogins } from './domain/auth/remembered-logins.js';
 import { JobService } from './domain/jobs/service.js';
 import { OrderService } from './domain/orders/service.js';

@@ -1,9 +1,9 @@
 /**
- * The HTTP side of `Idempotency-Key` (domain/shared/idempotency.ts): the request's fingerprint and the
+ * The HTTP side of `Idempotency-Key` (domain/common/idempotency.ts): the request's fingerprint and the
  * response of a keyed POST, fresh or replayed from the stored first answer.
  */
 import { Response, type UriInfo } from '@jaxrs-node/pipeline';
-import { REPLAYED_HEADER, type Idempotent } from '../domain/shared/idempotency.js';
+import { REPLAYED_HEADER, type Idempotent } from '../domain/common/idempotency.js';
 
 /** Header carrying the key (https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/). */
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';

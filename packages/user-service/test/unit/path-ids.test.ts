@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Application, GET, Path, PathParam, Produces, QueryParam } from '@jaxrs-node/pipeline';
 import { loadConfig } from '../../src/domain/config/app-config.js';
-import { RECORD_ID_RULE } from '../../src/domain/shared/record-id.js';
+import { RECORD_ID_RULE } from '../../src/domain/common/record-id.js';
 import { serviceErrorBody } from '../../src/http/error-body.js';
 import { Id } from '../../src/http/resources/ids.js';
 import { createService, type Service } from '../../src/server.js';

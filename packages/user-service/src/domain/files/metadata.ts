@@ -4,7 +4,7 @@
  * from a URL. OWASP File Upload Cheat Sheet: store under a server-generated id, keep the name as metadata.
  */
 import { NotFoundError } from '@jaxrs-node/pipeline';
-import { parseRecordId } from '../shared/record-id.js';
+import { parseRecordId } from '../common/record-id.js';
 
 /** Longest kept filename, in code points (the usual file-system limit for one path segment). */
 export const MAX_FILENAME_LENGTH = 255;

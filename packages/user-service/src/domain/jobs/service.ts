@@ -22,8 +22,8 @@
 import { randomUUID } from 'node:crypto';
 import { BadRequestError, NotFoundError, PayloadTooLargeError, WebApplicationError } from '@jaxrs-node/pipeline';
 import { RecordStoreError, type Mutation, type Precondition } from '../../storage/record-store.js';
-import type { IdempotentCommit } from '../shared/idempotency.js';
-import { parseRecordId } from '../shared/record-id.js';
+import type { IdempotentCommit } from '../common/idempotency.js';
+import { parseRecordId } from '../common/record-id.js';
 import {
   itemErrors,
   JOB_DONE_COLLECTION,

@@ -17,8 +17,8 @@
  */
 import { isRecordId } from '../../storage/record-codec.js';
 import { localVersion, RecordStoreError, type RecordStore } from '../../storage/record-store.js';
-import { retryOnConflict } from '../shared/conflicts.js';
-import type { IdempotentCommit } from '../shared/idempotency.js';
+import { retryOnConflict } from '../common/conflicts.js';
+import type { IdempotentCommit } from '../common/idempotency.js';
 import { ConflictError, NotFoundError } from '@jaxrs-node/pipeline';
 import type { Product, ProductLookup } from '../catalog/embedded.js';
 import { OrdersIndex } from './indexes.js';

@@ -16,7 +16,7 @@
  * - Concurrency: every read-modify-write of one user runs under a per-id lock (KeyedLock), so
  *   concurrent PUT/PATCH/DELETE of the same user behave as if sequential within one instance, and
  *   commits with a precondition on the version it read, so they do across instances sharing a
- *   store (a lost race is decided again on the fresh record: shared/conflicts.ts).
+ *   store (a lost race is decided again on the fresh record: common/conflicts.ts).
  * - Entity tags are `"<id>-<version>"` with the store's version of the record (`rev` on the
  *   journal, etcd's mod_revision on etcd), so an If-Match is a precondition of the commit.
  *
@@ -39,7 +39,7 @@
  */
 import { isRecordId } from '../../storage/record-codec.js';
 import { localVersion, type Mutation, type Precondition, type RecordStore } from '../../storage/record-store.js';
-import { retryOnConflict } from '../shared/conflicts.js';
+import { retryOnConflict } from '../common/conflicts.js';
 import { EntityTag, NotFoundError } from '@jaxrs-node/pipeline';
 import { normalizePageRequest, toPage, userComparator, type Page, type PageRequest, type PageRequestInput } from '../query/paging.js';
 import { selectWindow } from '../query/paging-select.js';

@@ -16,7 +16,7 @@ import {
   SseEventSink,
   UriInfo,
 } from '@jaxrs-node/pipeline';
-import type { IdempotencyService } from '../../domain/shared/idempotency.js';
+import type { IdempotencyService } from '../../domain/common/idempotency.js';
 import { NO_JOB_STATUS, type Job, type JobService } from '../../domain/jobs/service.js';
 import { fingerprintOf, IDEMPOTENCY_KEY_HEADER, respond } from '../idempotent-response.js';
 import type { JobEventLogs } from '../job-events.js';

@@ -1,5 +1,5 @@
 import { ApiSchema } from '@jaxrs-node/pipeline';
-import { parseRecordId, RECORD_ID_RULE } from '../../domain/shared/record-id.js';
+import { parseRecordId, RECORD_ID_RULE } from '../../domain/common/record-id.js';
 
 /**
  * A resource id in a path: a positive decimal integer within the safe range, spelled canonically

@@ -20,7 +20,7 @@ import {
   type EntityTag,
   Link,
 } from '@jaxrs-node/pipeline';
-import type { IdempotencyService } from '../../domain/shared/idempotency.js';
+import type { IdempotencyService } from '../../domain/common/idempotency.js';
 import type { OrderService } from '../../domain/orders/service.js';
 import type { UserService, WriteOptions } from '../../domain/users/service.js';
 import type { OrderRepresentation } from '../../domain/orders/model.js';

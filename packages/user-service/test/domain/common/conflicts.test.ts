@@ -7,7 +7,7 @@
 import { ConflictError, NotFoundError, WebApplicationError } from '@jaxrs-node/pipeline';
 import { describe, expect, it } from 'vitest';
 import { EmbeddedCatalog } from '../../../src/domain/catalog/embedded.js';
-import { retryOnConflict } from '../../../src/domain/shared/conflicts.js';
+import { retryOnConflict } from '../../../src/domain/common/conflicts.js';
 import { ORDERS_COLLECTION } from '../../../src/domain/orders/model.js';
 import { OrderService } from '../../../src/domain/orders/service.js';
 import { USERS_COLLECTION } from '../../../src/domain/users/model.js';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { IDEMPOTENCY_COLLECTION, IdempotencyService, type Idempotent } from '../../../src/domain/shared/idempotency.js';
+import { IDEMPOTENCY_COLLECTION, IdempotencyService, type Idempotent } from '../../../src/domain/common/idempotency.js';
 import { USERS_COLLECTION } from '../../../src/domain/users/model.js';
 import { UserService } from '../../../src/domain/users/service.js';
 import type { UserRepresentation } from '../../../src/domain/users/representation.js';

@@ -1,6 +1,6 @@
 /** The one record-id parser (record-id.ts). */
 import { describe, expect, it } from 'vitest';
-import { parseRecordId } from '../../../src/domain/shared/record-id.js';
+import { parseRecordId } from '../../../src/domain/common/record-id.js';
 import { isRecordId } from '../../../src/storage/record-codec.js';
 
 const BAD = [
