@@ -54,6 +54,11 @@ export function Consumes(...mediaTypes: string[]): ClassDecorator & MethodDecora
 
 /** Designates a resource method for an HTTP method (JAX-RS `@HttpMethod`); optional sub-path. */
 export function HttpMethod(method: string, path?: string): MethodDecorator {
+  if (path !== undefined && typeof path !== 'string') {
+    // `@GET` without parentheses hands the decorator the prototype: refuse it as the class loads.
+    const owner = (path as { constructor?: { name?: string } }).constructor?.name ?? 'a class';
+    throw new TypeError(`@${method} is used without parentheses on ${owner}: write @${method}() (or @${method}('/sub-path'))`);
+  }
   return (target, propertyKey) => {
     const m = methodMeta((target as { constructor: object }).constructor, String(propertyKey));
     m.httpMethods.push(method.toUpperCase());

@@ -35,6 +35,8 @@ import type {
   MessageBodyReader,
   MessageBodyWriter,
   ParamConverterProvider,
+  RequestListener,
+  RequestScope,
   TypeToken,
   WriterInterceptor,
 } from '../context/contracts.js';
@@ -72,6 +74,10 @@ export interface BuiltModel {
   readonly mappers: MapperEntry[];
   readonly body: BodyProviders;
   readonly routes: RouteMethod[];
+  /** `RequestListener`s in priority order (empty: none). */
+  readonly requestListeners: RequestListener[];
+  /** `RequestScope`s in priority order, outermost first (empty: none). */
+  readonly requestScopes: RequestScope[];
 }
 
 const isClass = (x: unknown): x is Constructor => typeof x === 'function';
@@ -216,6 +222,8 @@ export function buildModel(input: BuildInput): BuiltModel {
     mappers,
     body,
     routes,
+    requestListeners: instances<RequestListener>(withMethod(providers, 'onRequest')),
+    requestScopes: instances<RequestScope>(withMethod(providers, 'runInScope')),
   };
 }
 
@@ -292,6 +300,8 @@ const PROVIDER_METHODS = [
   'getConverter',
   'toResponse',
   'getContext',
+  'onRequest',
+  'runInScope',
 ];
 function isProviderInstance(o: object): boolean {
   return PROVIDER_METHODS.some((m) => has(o, m));

@@ -168,6 +168,57 @@ export interface FeatureConfiguration {
   readonly errorFormat: 'json' | 'problem' | 'negotiate';
 }
 
+/**
+ * How one request ended, as a {@link RequestListener} is told it (the facts an access log line,
+ * a metric or a span needs). Sizes follow OpenTelemetry's HTTP conventions: body bytes, headers
+ * excluded, undefined when not known.
+ */
+export interface RequestOutcome {
+  /** The status sent (for a connection cut mid-body, the status its head carried). */
+  readonly status: number;
+  /** Milliseconds (monotonic, `performance.now()`) from the moment the pipeline took the request. */
+  readonly durationMs: number;
+  /** The error that led to the response, mapped or not; undefined for a normal answer. */
+  readonly error: unknown;
+  /** The request body's size as its `Content-Length` declared it; undefined without one. */
+  readonly requestBodySize: number | undefined;
+  /** Response body bytes written (0 for HEAD, 204 and 304); undefined when the connection broke mid-body. */
+  readonly responseBodySize: number | undefined;
+}
+
+/**
+ * Told of every request the application handles (Jersey's `ApplicationEventListener.onRequest`):
+ * a provider kind, recognised by its `onRequest` method and registered like any provider (or by a
+ * `Feature`). `onRequest` runs when the pipeline takes the request, before pre-matching filters;
+ * the function it returns, if any, runs once when the pipeline is done with the request, after the
+ * last byte was handed to the socket (or the connection was cut). Listeners run in priority
+ * order; a listener that throws is reported through the application's logger and skipped.
+ * An application without listeners pays nothing for this contract.
+ * @example
+ * class Timing implements RequestListener {
+ *   onRequest(ctx: ContainerRequestContext) {
+ *     return (o: RequestOutcome) => console.log(ctx.method, ctx.resourceInfo?.path, o.status, o.durationMs);
+ *   }
+ * }
+ */
+export interface RequestListener {
+  onRequest(ctx: ContainerRequestContext): ((outcome: RequestOutcome) => void) | undefined | void;
+}
+
+/**
+ * Runs the rest of a request's processing inside a scope: an `AsyncLocalStorage` store, an
+ * OpenTelemetry context. A provider kind, recognised by its `runInScope` method: it must call
+ * `next` exactly once, synchronously. Scopes nest in priority order (the first is outermost) and
+ * are entered after every {@link RequestListener.onRequest} ran.
+ * @example
+ * class Scoped implements RequestScope {
+ *   runInScope(ctx: ContainerRequestContext, next: () => void) { storage.run({ ctx }, next); }
+ * }
+ */
+export interface RequestScope {
+  runInScope(ctx: ContainerRequestContext, next: () => void): void;
+}
+
 /** JAX-RS `DynamicFeature`: called once per resource method at start-up. */
 export interface DynamicFeature {
   configure(resourceInfo: ResourceInfo, context: FeatureContext): void;

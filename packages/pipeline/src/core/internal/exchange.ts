@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { channels } from './diagnostics.js';
 import { ContainerRequestContext } from '../context/request-context.js';
 import type { Response } from '../http/response.js';
+import type { RequestOutcome } from '../context/contracts.js';
 import type { RouteMethod } from './model.js';
 import type { Runtime } from './runtime.js';
 
@@ -27,9 +28,14 @@ export class Exchange extends ContainerRequestContext {
   badTarget: boolean;
   /**
    * `performance.now()` when the pipeline took the request, or -1: the clock (~50 ns) is read
-   * only while `jaxrs-node:request:finish` has a subscriber, the one consumer of the duration.
+   * only while `jaxrs-node:request:finish` has a subscriber or the application has a
+   * `RequestListener`, the consumers of the duration.
    */
   readonly startTime: number;
+  /** What the request listeners asked to be told at the end (undefined: nothing, the usual case). */
+  ends: ((outcome: RequestOutcome) => void)[] | undefined;
+  /** Response body bytes handed to the socket, counted for request listeners; -1 when not counted. */
+  bytesOut: number;
 
   constructor(rt: Runtime, req: IncomingMessage, res: ServerResponse, path: string, rawQuery: string) {
     super(req, res, req.method ?? 'GET', path, rawQuery, rt.tracing);
@@ -41,7 +47,9 @@ export class Exchange extends ContainerRequestContext {
     this.done = false;
     this.error = undefined;
     this.badTarget = false;
-    this.startTime = channels.finish.hasSubscribers ? performance.now() : -1;
+    this.startTime = channels.finish.hasSubscribers || rt.listeners !== undefined ? performance.now() : -1;
+    this.ends = undefined;
+    this.bytesOut = -1;
   }
 
   /** The application's base path: read from the runtime, no field per request. */

@@ -3,7 +3,7 @@ import type { PipelineLimits } from './defaults.js';
 import type { WebApplicationError } from '../http/errors.js';
 import type { Exchange } from './exchange.js';
 import type { BodyProviders, MapperEntry, PathEntry, ResponseChains } from './model.js';
-import type { ContainerRequestFilter, Constructor } from '../context/contracts.js';
+import type { ContainerRequestFilter, Constructor, RequestListener, RequestScope } from '../context/contracts.js';
 import type { ContainerRequestContext } from '../context/request-context.js';
 import type { Router } from '../routing/router.js';
 import type { ErrorFormat } from './error-format.js';
@@ -40,6 +40,10 @@ export interface Runtime {
   /** `ApplicationOptions.basePath` (validated: `/api`), or undefined: resources match below it. */
   readonly basePath?: string | undefined;
   readonly state: { inflight: number; closing: boolean; onIdle: (() => void) | undefined };
+  /** `RequestListener` providers in priority order; undefined when there are none (the usual case). */
+  readonly listeners?: readonly RequestListener[] | undefined;
+  /** `RequestScope` providers, outermost first; undefined when there are none. */
+  readonly scopes?: readonly RequestScope[] | undefined;
   /** Called when an exchange is finished (diagnostics, accounting). */
   finish(ex: Exchange, status: number): void;
 }

@@ -120,6 +120,8 @@ export const PROVIDER_CONTRACTS: ReadonlyArray<readonly [method: string, contrac
   ['getConverter', 'ParamConverterProvider'],
   ['toResponse', 'ExceptionMapper'],
   ['getContext', 'ContextResolver'],
+  ['onRequest', 'RequestListener'],
+  ['runInScope', 'RequestScope'],
   ['setup', 'Feature'],
   ['configure', 'DynamicFeature'],
 ];

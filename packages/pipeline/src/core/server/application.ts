@@ -17,7 +17,7 @@ import { runClosingHooks } from '../internal/extensions.js';
 import { classMeta, discoveredProviders } from '../model/metadata.js';
 import { ModelProblems, type ModelProblem } from '../model/model-problems.js';
 import type { RouteMethod } from '../internal/model.js';
-import type { Constructor, TypeToken } from '../context/contracts.js';
+import type { Constructor, RequestOutcome, TypeToken } from '../context/contracts.js';
 import type { ErrorBodyFactory, ErrorLogger, Runtime } from '../internal/runtime.js';
 import { ERROR_FORMATS, type ErrorFormat } from '../internal/error-format.js';
 
@@ -198,6 +198,8 @@ export class Application {
       logError,
       tracing: this.options.tracing === true,
       basePath: this.basePath,
+      listeners: model.requestListeners.length === 0 ? undefined : model.requestListeners,
+      scopes: model.requestScopes.length === 0 ? undefined : model.requestScopes,
       state,
       finish(ex: Exchange, status: number): void {
         if (ex.done) return;
@@ -207,6 +209,7 @@ export class Application {
           const durationMs = ex.startTime < 0 ? undefined : performance.now() - ex.startTime;
           channels.finish.publish({ request: ex, status, durationMs, error: ex.error, trace: ex.trace });
         }
+        if (ex.ends !== undefined) endListeners(ex, status, logError);
         if (state.closing && state.inflight === 0) state.onIdle?.();
       },
     };
@@ -379,6 +382,26 @@ export interface CloseResult {
   readonly drained: boolean;
   /** Connections the deadline had to cut (0 after a clean drain). */
   readonly cutConnections: number;
+}
+
+/** Tells the request listeners how the request ended; one that throws is reported and the others still run. */
+function endListeners(ex: Exchange, status: number, logError: ErrorLogger): void {
+  const cl = ex.raw.headers['content-length'];
+  const declared = cl === undefined ? undefined : Number(cl);
+  const outcome: RequestOutcome = {
+    status,
+    durationMs: performance.now() - ex.startTime,
+    error: ex.error,
+    requestBodySize: declared !== undefined && Number.isSafeInteger(declared) && declared >= 0 ? declared : undefined,
+    responseBodySize: ex.bytesOut < 0 ? undefined : ex.bytesOut,
+  };
+  for (const end of ex.ends!) {
+    try {
+      end(outcome);
+    } catch (e) {
+      logError(e, ex);
+    }
+  }
 }
 
 /** After the last in-flight response, how long connections may linger before close() cuts them. */

@@ -19,6 +19,7 @@ import type { Runtime } from '../internal/runtime.js';
 import { isThenable, type Step } from '../util/thenable.js';
 import { invalidHost, isValidHost } from '../context/uri-info.js';
 import { voidAnswer } from '../internal/extensions.js';
+import type { RequestListener, RequestScope } from '../context/contracts.js';
 
 /**
  * What happens to a request, top to bottom (Processing rules §1):
@@ -33,17 +34,62 @@ import { voidAnswer } from '../internal/extensions.js';
 export function handle(rt: Runtime, req: IncomingMessage, res: ServerResponse): void {
   const ex = begin(rt, req, res);
   if (ex.path.charCodeAt(0) !== 47 /* '/' */) normalizeTarget(ex);
-  run(ex, preMatch);
+  if (rt.scopes !== undefined) enterScopes(ex, rt.scopes, 0);
+  else run(ex, preMatch);
 }
 
-/** The request's Exchange, counted in flight and announced on the start channel. */
+/** The request's Exchange, counted in flight, announced on the start channel and to the request listeners. */
 function begin(rt: Runtime, req: IncomingMessage, res: ServerResponse): Exchange {
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const ex = new Exchange(rt, req, res, q < 0 ? url : url.slice(0, q), q < 0 ? '' : url.slice(q + 1));
   rt.state.inflight++;
   if (channels.start.hasSubscribers) channels.start.publish({ request: ex });
+  if (rt.listeners !== undefined) startListeners(ex, rt.listeners);
   return ex;
+}
+
+/** Every `RequestListener.onRequest`; the end callbacks they return are kept on the exchange (application.ts calls them). */
+function startListeners(ex: Exchange, listeners: readonly RequestListener[]): void {
+  for (const l of listeners) {
+    try {
+      const end = l.onRequest(ex);
+      if (typeof end === 'function') (ex.ends ??= []).push(end);
+    } catch (e) {
+      ex.rt.logError(e, ex);
+    }
+  }
+}
+
+/**
+ * The rest of the request inside every `RequestScope`, outermost first. A scope that throws, or
+ * returns without calling `next`, is reported and the request goes on without it, so it is never
+ * left unanswered.
+ */
+function enterScopes(ex: Exchange, scopes: readonly RequestScope[], i: number): void {
+  if (i === scopes.length) {
+    run(ex, preMatch);
+    return;
+  }
+  let entered = false;
+  const next = (): void => {
+    if (entered) return;
+    entered = true;
+    enterScopes(ex, scopes, i + 1);
+  };
+  try {
+    scopes[i]!.runInScope(ex, next);
+  } catch (e) {
+    if (entered) throw e;
+    ex.rt.logError(e, ex);
+  }
+  if (!entered) {
+    ex.rt.logError(
+      new Error(`${scopes[i]!.constructor.name}.runInScope returned without calling next(): it must call it once, synchronously`),
+      ex,
+    );
+    next();
+  }
 }
 
 /**

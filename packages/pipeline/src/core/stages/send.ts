@@ -33,14 +33,17 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
     else if (!noBody && headers['content-length'] === undefined) headers['content-length'] = 0;
     res.writeHead(status, headers);
     res.end();
+    ex.bytesOut = 0;
     ex.rt.finish(ex, status);
     return;
   }
   if (typeof body === 'string' || body instanceof Uint8Array) {
-    headers['content-length'] = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    const length = typeof body === 'string' ? Buffer.byteLength(body) : body.byteLength;
+    headers['content-length'] = length;
     res.writeHead(status, headers);
     if (ex.isHead) res.end();
     else res.end(body);
+    ex.bytesOut = ex.isHead ? 0 : length;
     ex.rt.finish(ex, status);
     return;
   }
@@ -78,9 +81,11 @@ function sendStream(ex: Exchange, response: Response, body: Readable): Step {
   if (ex.isHead) {
     body.destroy();
     res.end();
+    ex.bytesOut = 0;
     ex.rt.finish(ex, response.status);
     return;
   }
+  if (ex.ends !== undefined) countBytesOut(ex, body);
   return new Promise<void>((resolve) => {
     // pipeline() destroys the source when the client goes away, so producers stop (backpressure too).
     pipeline(body, res, (err) => {
@@ -94,5 +99,14 @@ function sendStream(ex: Exchange, response: Response, body: Readable): Step {
       ex.rt.finish(ex, response.status);
       resolve();
     });
+  });
+}
+
+/** Counts a streamed body's bytes for the request listeners (only when there are some). */
+function countBytesOut(ex: Exchange, body: Readable): void {
+  ex.bytesOut = 0;
+  body.on('data', (chunk: unknown) => {
+    if (typeof chunk === 'string') ex.bytesOut += Buffer.byteLength(chunk);
+    else if (chunk instanceof Uint8Array) ex.bytesOut += chunk.byteLength;
   });
 }
