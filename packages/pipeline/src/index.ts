@@ -174,8 +174,8 @@ export type {
 } from './features/validation/index.js';
 export { DenyAll, DenyAllFilter, PermitAll, RolesAllowed, RolesAllowedFeature, RolesAllowedFilter } from './features/security/index.js';
 export type { Challenge, RolesAllowedFeatureOptions } from './features/security/index.js';
-export { GzipErrorCode, GzipFeature, GzipReaderInterceptor, GzipTagFilter, GzipWriterInterceptor } from './features/gzip/index.js';
-export type { GzipFeatureOptions, GzipReaderOptions, GzipWriterOptions } from './features/gzip/index.js';
+export { GzipErrorCode, GzipFeature, GzipReaderInterceptor, GzipTagFilter, GzipWriterInterceptor } from './features/content-coding/index.js';
+export type { GzipFeatureOptions, GzipReaderOptions, GzipWriterOptions } from './features/content-coding/index.js';
 export { CorsFilter } from './features/cors/index.js';
 export type { CorsOptions } from './features/cors/index.js';
 export { ETagFeature } from './features/etag/index.js';

@@ -10,7 +10,7 @@ import { createGzip, gzip, type ZlibOptions } from 'node:zlib';
 import type { Feature, FeatureContext } from '../core/context/contracts.js';
 import { Priorities } from '../core/util/priorities.js';
 import { Priority } from '../decorators/provider.js';
-import { gunzipBody } from '../features/gzip/gzip-reader-interceptor.js';
+import { gunzipBody } from '../features/content-coding/gzip-reader-interceptor.js';
 import type {
   ClientReaderInterceptor,
   ClientReaderInterceptorContext,

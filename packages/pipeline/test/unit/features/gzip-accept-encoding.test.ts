@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { acceptsGzip } from '../../../src/features/gzip/accept-encoding.js';
+import { acceptsGzip } from '../../../src/features/content-coding/accept-encoding.js';
 import { lastValueMemo } from '../../../src/core/util/memo.js';
 
 describe('acceptsGzip (RFC 9110 §12.5.3)', () => {

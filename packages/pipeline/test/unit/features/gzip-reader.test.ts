@@ -9,7 +9,7 @@ import { findClassMeta } from '../../../src/core/model/metadata.js';
 import { Priorities } from '../../../src/core/util/priorities.js';
 import type { ReaderInterceptorContext } from '../../../src/core/context/contracts.js';
 import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
-import { GzipErrorCode, GzipReaderInterceptor } from '../../../src/features/gzip/index.js';
+import { GzipErrorCode, GzipReaderInterceptor } from '../../../src/features/content-coding/index.js';
 import { tooLarge } from '../../../src/providers/body-errors.js';
 import { readBody } from '../../../src/providers/read-body.js';
 import { countingSource, repeated, type CountingSource } from '../../helpers/streams.js';

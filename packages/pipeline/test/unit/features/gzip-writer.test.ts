@@ -10,8 +10,8 @@ import { Priorities } from '../../../src/core/util/priorities.js';
 import type { Body, FeatureContext, WriterInterceptorContext } from '../../../src/core/context/contracts.js';
 import { ContainerRequestContext } from '../../../src/core/context/request-context.js';
 import { Response, type OutgoingHeaders } from '../../../src/core/http/response.js';
-import { GzipFeature, GzipReaderInterceptor, GzipTagFilter, GzipWriterInterceptor } from '../../../src/features/gzip/index.js';
-import { isCompressibleMediaType } from '../../../src/features/gzip/gzip-writer-interceptor.js';
+import { GzipFeature, GzipReaderInterceptor, GzipTagFilter, GzipWriterInterceptor } from '../../../src/features/content-coding/index.js';
+import { isCompressibleMediaType } from '../../../src/features/content-coding/gzip-writer-interceptor.js';
 
 const gunzipAsync = promisify(gunzip);
 
