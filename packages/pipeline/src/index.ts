@@ -174,8 +174,31 @@ export type {
 } from './features/validation/index.js';
 export { DenyAll, DenyAllFilter, PermitAll, RolesAllowed, RolesAllowedFeature, RolesAllowedFilter } from './features/security/index.js';
 export type { Challenge, RolesAllowedFeatureOptions } from './features/security/index.js';
-export { GzipErrorCode, GzipFeature, GzipReaderInterceptor, GzipTagFilter, GzipWriterInterceptor } from './features/content-coding/index.js';
-export type { GzipFeatureOptions, GzipReaderOptions, GzipWriterOptions } from './features/content-coding/index.js';
+export {
+  AVAILABLE_CONTENT_CODINGS,
+  ContentCodingErrorCode,
+  ContentCodingTagFilter,
+  ContentEncodingFeature,
+  ContentEncodingReaderInterceptor,
+  ContentEncodingWriterInterceptor,
+  GzipErrorCode,
+  GzipFeature,
+  GzipReaderInterceptor,
+  GzipTagFilter,
+  GzipWriterInterceptor,
+  ZSTD_AVAILABLE,
+} from './features/content-coding/index.js';
+export type {
+  ContentCoding,
+  ContentCodingLevels,
+  ContentCodingTagFilterOptions,
+  ContentEncodingFeatureOptions,
+  ContentEncodingReaderOptions,
+  ContentEncodingWriterOptions,
+  GzipFeatureOptions,
+  GzipReaderOptions,
+  GzipWriterOptions,
+} from './features/content-coding/index.js';
 export { CorsFilter } from './features/cors/index.js';
 export type { CorsOptions } from './features/cors/index.js';
 export { ETagFeature } from './features/etag/index.js';

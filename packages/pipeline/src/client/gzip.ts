@@ -1,8 +1,9 @@
 /**
- * gzip on the client (RFC 9110 §8.4.1.3): {@link GzipRequestEncoder} compresses request bodies,
- * {@link GzipResponseDecoder} asks for (`Accept-Encoding: gzip`) and decodes compressed
- * responses, bomb-safe: decoded bytes count against `maxResponseBytes`, as the server's
- * `GzipReaderInterceptor` counts request bodies (the same `gunzipBody`).
+ * Content codings on the client (RFC 9110 §8.4.1): {@link GzipRequestEncoder} compresses request
+ * bodies with gzip, {@link GzipResponseDecoder} asks for (`Accept-Encoding: zstd, br, gzip`, zstd
+ * where this Node has it) and decodes compressed responses, bomb-safe: decoded bytes count against
+ * `maxResponseBytes`, as the server's `ContentEncodingReaderInterceptor` counts request bodies (the
+ * same `decodeBody`).
  */
 import { pipeline } from 'node:stream';
 import { promisify } from 'node:util';
@@ -10,7 +11,8 @@ import { createGzip, gzip, type ZlibOptions } from 'node:zlib';
 import type { Feature, FeatureContext } from '../core/context/contracts.js';
 import { Priorities } from '../core/util/priorities.js';
 import { Priority } from '../decorators/provider.js';
-import { gunzipBody } from '../features/content-coding/gzip-reader-interceptor.js';
+import { AVAILABLE_CONTENT_CODINGS, codingOf, ZSTD_AVAILABLE, type ContentCoding } from '../features/content-coding/codings.js';
+import { decodeBody } from '../features/content-coding/content-encoding-reader-interceptor.js';
 import type {
   ClientReaderInterceptor,
   ClientReaderInterceptorContext,
@@ -70,34 +72,58 @@ export class GzipRequestEncoder implements ClientWriterInterceptor {
 export interface GzipResponseDecoderOptions {
   /** Most decoded bytes accepted; default the call's `maxResponseBytes` (which also caps the compressed bytes). */
   maxDecodedBytes?: number;
+  /**
+   * The codings asked for in `Accept-Encoding`, in order of preference; default every coding this
+   * Node decodes, `['zstd', 'br', 'gzip']` (`['br', 'gzip']` without zstd). Naming `zstd` on a
+   * Node without it throws.
+   */
+  codings?: readonly ContentCoding[];
 }
 
 /**
- * Sends `Accept-Encoding: gzip` (unless the request sets its own) and decodes `Content-Encoding:
- * gzip` responses before the reader, dropping `Content-Encoding` and `Content-Length` from the
+ * Sends `Accept-Encoding: zstd, br, gzip` (the `codings` option; zstd only where this Node's
+ * `node:zlib` has it; unless the request sets its own) and decodes `Content-Encoding: gzip`, `br`
+ * or `zstd` responses before the reader, dropping `Content-Encoding` and `Content-Length` from the
  * headers the reader sees. A corrupt body is `CLIENT_RESPONSE_UNREADABLE`, a decoded body past the
- * limit `CLIENT_RESPONSE_TOO_LARGE`.
- * @example new Client({ baseUrl, providers: [new GzipResponseDecoder()] });
+ * limit `CLIENT_RESPONSE_TOO_LARGE`. The name is historical: it decodes every coding the server
+ * side offers.
+ * @example new Client({ baseUrl, providers: [new GzipResponseDecoder({ codings: ['br', 'gzip'] })] });
  */
 @Priority(Priorities.ENTITY_CODER)
 export class GzipResponseDecoder implements ClientRequestFilter, ClientReaderInterceptor {
   private readonly maxDecodedBytes: number | undefined;
+  private readonly acceptEncoding: string;
 
   constructor(options: GzipResponseDecoderOptions = {}) {
     const max = options.maxDecodedBytes;
     if (max !== undefined && (!Number.isSafeInteger(max) || max < 0))
       throw new RangeError(`maxDecodedBytes must be a non-negative integer, got ${max}`);
+    const codings = options.codings ?? AVAILABLE_CONTENT_CODINGS;
+    for (const coding of codings) {
+      if (coding !== 'gzip' && coding !== 'br' && coding !== 'zstd') {
+        throw new RangeError(`GzipResponseDecoder: codings has ${JSON.stringify(coding)}; the codings are gzip, br and zstd`);
+      }
+      if (coding === 'zstd' && !ZSTD_AVAILABLE) {
+        throw new RangeError(
+          `GzipResponseDecoder: codings has zstd, but this Node (${process.version}) has no zstd in node:zlib (Node 22.15+ or 23.8+); remove it`,
+        );
+      }
+    }
+    if (codings.length === 0) throw new RangeError('GzipResponseDecoder: codings is empty; list at least one of gzip, br, zstd');
     this.maxDecodedBytes = max;
+    this.acceptEncoding = codings.join(', ');
   }
 
   filterClientRequest(request: ClientRequestContext): void {
-    if (request.headers['accept-encoding'] === undefined) request.headers['accept-encoding'] = 'gzip';
+    if (request.headers['accept-encoding'] === undefined) request.headers['accept-encoding'] = this.acceptEncoding;
   }
 
   aroundReadFrom(ctx: ClientReaderInterceptorContext): unknown {
-    const coding = ctx.headers['content-encoding']?.trim().toLowerCase();
-    if (coding !== 'gzip' && coding !== 'x-gzip') return ctx.proceed();
-    ctx.input = gunzipBody(ctx.input, ctx.limit, this.maxDecodedBytes ?? ctx.limit);
+    const header = ctx.headers['content-encoding'];
+    // Any coding this Node decodes, asked for or not: decoding more than advertised costs nothing.
+    const coding = header === undefined ? undefined : codingOf(header.trim().toLowerCase());
+    if (coding === undefined) return ctx.proceed();
+    ctx.input = decodeBody(ctx.input, coding, ctx.limit, this.maxDecodedBytes ?? ctx.limit);
     if (this.maxDecodedBytes !== undefined) ctx.limit = this.maxDecodedBytes;
     delete ctx.headers['content-encoding'];
     delete ctx.headers['content-length'];
@@ -106,7 +132,8 @@ export class GzipResponseDecoder implements ClientRequestFilter, ClientReaderInt
 }
 
 /**
- * gzip both ways: registers a {@link GzipRequestEncoder} and a {@link GzipResponseDecoder}.
+ * Codings both ways: registers a {@link GzipRequestEncoder} (gzip request bodies) and a
+ * {@link GzipResponseDecoder} (asks for and decodes zstd, br and gzip answers).
  * @example new Client({ baseUrl, providers: [new ClientGzipFeature({ threshold: 2048 })] });
  */
 export class ClientGzipFeature implements Feature {
@@ -115,7 +142,7 @@ export class ClientGzipFeature implements Feature {
 
   constructor(options: GzipRequestEncoderOptions & GzipResponseDecoderOptions = {}) {
     this.encoder = new GzipRequestEncoder({ threshold: options.threshold, level: options.level });
-    this.decoder = new GzipResponseDecoder({ maxDecodedBytes: options.maxDecodedBytes });
+    this.decoder = new GzipResponseDecoder({ maxDecodedBytes: options.maxDecodedBytes, codings: options.codings });
   }
 
   setup(context: FeatureContext): void {

@@ -1,3 +1,13 @@
+export { ContentEncodingFeature } from './content-encoding-feature.js';
+export type { ContentEncodingFeatureOptions } from './content-encoding-feature.js';
+export { ContentEncodingWriterInterceptor, isCompressibleMediaType } from './content-encoding-writer-interceptor.js';
+export type { ContentCodingLevels, ContentEncodingWriterOptions } from './content-encoding-writer-interceptor.js';
+export { ContentCodingErrorCode, ContentEncodingReaderInterceptor } from './content-encoding-reader-interceptor.js';
+export type { ContentEncodingReaderOptions } from './content-encoding-reader-interceptor.js';
+export { ContentCodingTagFilter } from './content-coding-tag-filter.js';
+export type { ContentCodingTagFilterOptions } from './content-coding-tag-filter.js';
+export { AVAILABLE_CONTENT_CODINGS, ZSTD_AVAILABLE } from './codings.js';
+export type { ContentCoding } from './codings.js';
 export { GzipFeature } from './gzip-feature.js';
 export type { GzipFeatureOptions } from './gzip-feature.js';
 export { GzipErrorCode, GzipReaderInterceptor } from './gzip-reader-interceptor.js';
