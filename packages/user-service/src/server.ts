@@ -3,7 +3,7 @@ import diagnostics_channel from 'node:diagnostics_channel';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { Application, CHANNEL_NAMES, CorsFilter, GzipFeature, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import { Application, CHANNEL_NAMES, ContentEncodingFeature, CorsFilter, type ContainerRequestContext } from '@jaxrs-node/pipeline';
 import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
 import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog/embedded.js';
 import type { AppConfig } from './domain/config/app-config.js';
@@ -213,7 +213,8 @@ export async function createService(config: AppConfig, options: ServiceOptions =
         allowMethods: splitList(config.cors.methods),
         allowHeaders: splitList(config.cors.headers),
       }),
-      new GzipFeature({ threshold: 1024 }),
+      // zstd (where Node has it), br and gzip both ways, the pipeline's measured defaults.
+      new ContentEncodingFeature({ threshold: 1024 }),
       openApiFeature(),
       new MultipartFeature({ limits: files.multipartLimits }),
       new UploadLimitFilter(files.limits),

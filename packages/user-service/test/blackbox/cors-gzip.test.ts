@@ -1,12 +1,14 @@
-import { gunzipSync } from 'node:zlib';
+import * as zlib from 'node:zlib';
+import { brotliCompressSync, brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { request } from 'undici';
 import { agent, http, removeDir, startServer, type HttpResult, type RunningServer } from '../helpers/server.js';
 
 /**
  * The optional CORS response filter (SPEC: exactly three headers with fixed values on every
- * response, preflights answered) and the gzip writer interceptor (Content-Encoding: gzip when the
- * client accepts it and the body is above the threshold; Vary: Accept-Encoding).
+ * response, preflights answered) and the content codings (issue 25: zstd where Node has it, br and
+ * gzip, chosen by Accept-Encoding when the body is above the threshold; Vary: Accept-Encoding;
+ * request bodies decoded in the same codings).
  */
 
 const CORS = {
@@ -91,7 +93,7 @@ describe('CORS headers', () => {
   );
 });
 
-describe('gzip', () => {
+describe('content codings (gzip, br, zstd)', () => {
   it('compresses GET /api/users for Accept-Encoding: gzip, with Vary: Accept-Encoding; it decodes to the plain body', async () => {
     const plain = await getBytes('/api/users');
     expect(plain.bytes.length).toBeGreaterThan(1024);
@@ -104,18 +106,48 @@ describe('gzip', () => {
     expect(JSON.parse(gunzipSync(gz.bytes).toString('utf8'))).toEqual(JSON.parse(plain.bytes.toString('utf8')));
   });
 
-  it('also compresses for a typical browser header (gzip among others, with q-values)', async () => {
-    const gz = await getBytes('/api/users', { 'accept-encoding': 'br;q=1.0, gzip;q=0.8, deflate' });
+  // Issue 25 changed this one: the service offers br too, so the heavier br wins (was gzip).
+  it('follows the q-values of a typical browser header: br;q=1.0 beats gzip;q=0.8', async () => {
+    const br = await getBytes('/api/users', { 'accept-encoding': 'br;q=1.0, gzip;q=0.8, deflate' });
+    expect(br.headers['content-encoding']).toBe('br');
+    expect(JSON.parse(brotliDecompressSync(br.bytes).toString('utf8'))).toBeInstanceOf(Array);
+    const gz = await getBytes('/api/users', { 'accept-encoding': 'br;q=0.5, gzip;q=0.8, deflate' });
     expect(gz.headers['content-encoding']).toBe('gzip');
     expect(JSON.parse(gunzipSync(gz.bytes).toString('utf8'))).toBeInstanceOf(Array);
   });
 
-  it('does not compress without Accept-Encoding, or when gzip is refused', async () => {
+  const zstdDecompressSync: unknown = Reflect.get(zlib, 'zstdDecompressSync');
+  it.skipIf(typeof zstdDecompressSync !== 'function')('answers zstd, preferred among equal weights, where Node has it', async () => {
+    const r = await getBytes('/api/users', { 'accept-encoding': 'gzip, deflate, br, zstd' });
+    expect(r.headers['content-encoding']).toBe('zstd');
+    const decode = zstdDecompressSync as (input: Buffer) => Buffer;
+    expect(JSON.parse(decode(r.bytes).toString('utf8'))).toBeInstanceOf(Array);
+  });
+
+  it('decodes a br request body, and answers 415 listing its codings for deflate', async () => {
+    const body = brotliCompressSync(JSON.stringify({ email: 'br@example.com', firstName: 'Bro', lastName: 'Tli' }));
+    const headers = { 'content-type': 'application/json', 'content-encoding': 'br' };
+    const created = await request(`${server.url}/api/users`, { method: 'POST', headers, body, dispatcher: agent });
+    expect(created.statusCode).toBe(201);
+    expect(await created.body.json()).toMatchObject({ email: 'br@example.com' });
+    const refused = await request(`${server.url}/api/users`, {
+      method: 'POST',
+      headers: { ...headers, 'content-encoding': 'deflate' },
+      body: '{}',
+      dispatcher: agent,
+    });
+    expect(refused.statusCode).toBe(415);
+    expect(String(refused.headers['accept-encoding'])).toMatch(/^(zstd, )?br, gzip$/);
+    expect(await refused.body.json()).toMatchObject({ status: 415, message: 'Content-Encoding deflate is not supported' });
+  });
+
+  it('does not compress without Accept-Encoding, or when every coding it offers is refused', async () => {
     const variants: Record<string, string>[] = [
       {},
       { 'accept-encoding': 'identity' },
-      { 'accept-encoding': 'gzip;q=0' },
-      { 'accept-encoding': 'br' },
+      { 'accept-encoding': 'gzip;q=0, br;q=0, zstd;q=0' },
+      { 'accept-encoding': '*;q=0' },
+      { 'accept-encoding': 'deflate' },
     ];
     for (const headers of variants) {
       const r = await getBytes('/api/users', headers);
