@@ -1,5 +1,6 @@
 import type { Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
+import { ZstdFrameCheck } from './zstd-frame-check.js';
 
 /**
  * The content codings the pipeline can apply and decode (RFC 9110 §8.4.1): `gzip` (RFC 1952), `br`
@@ -11,6 +12,8 @@ export type ContentCoding = 'zstd' | 'br' | 'gzip';
 
 /** What the pipeline needs of zstd in `node:zlib`, which Node 20's type definitions lack. */
 interface ZstdZlib {
+  zstdCompressSync(input: Uint8Array): Buffer;
+  zstdDecompressSync(input: Uint8Array): Buffer;
   createZstdCompress(options?: { params?: Record<number, number> }): Transform;
   createZstdDecompress(options?: { params?: Record<number, number> }): Transform;
   zstdCompress(
@@ -25,8 +28,17 @@ const zstd: ZstdZlib | undefined = (() => {
   const create = Reflect.get(zlib, 'createZstdCompress');
   const decompress = Reflect.get(zlib, 'createZstdDecompress');
   const once = Reflect.get(zlib, 'zstdCompress');
-  if (typeof create !== 'function' || typeof decompress !== 'function' || typeof once !== 'function') return undefined;
-  return { createZstdCompress: create, createZstdDecompress: decompress, zstdCompress: once } as ZstdZlib;
+  const compressSync = Reflect.get(zlib, 'zstdCompressSync');
+  const decompressSync = Reflect.get(zlib, 'zstdDecompressSync');
+  const all = [create, decompress, once, compressSync, decompressSync];
+  if (all.some((fn) => typeof fn !== 'function')) return undefined;
+  return {
+    createZstdCompress: create,
+    createZstdDecompress: decompress,
+    zstdCompress: once,
+    zstdCompressSync: compressSync,
+    zstdDecompressSync: decompressSync,
+  } as ZstdZlib;
 })();
 
 /** `ZSTD_c_compressionLevel` (100 in zstd.h), read from `zlib.constants` when present. */
@@ -39,6 +51,22 @@ const ZSTD_LEVEL_PARAM: number = (() => {
 const ZSTD_WINDOW_LOG_MAX_PARAM: number = (() => {
   const value: unknown = Reflect.get(zlib.constants, 'ZSTD_d_windowLogMax');
   return typeof value === 'number' ? value : 100;
+})();
+
+/**
+ * Does this Node's zstd decoder fail on a truncated frame? Node 22's ends quietly with what it
+ * decoded (24 reports "unexpected end of file"): probed once, on a frame cut by one byte, and where
+ * it does not, {@link ZstdFrameCheck} finds the truncation instead.
+ */
+const ZSTD_REPORTS_TRUNCATION: boolean = (() => {
+  if (zstd === undefined) return true;
+  const frame = zstd.zstdCompressSync(Buffer.from('truncation probe'));
+  try {
+    zstd.zstdDecompressSync(frame.subarray(0, frame.length - 1));
+    return false;
+  } catch {
+    return true;
+  }
 })();
 
 /** true when the running Node's `node:zlib` has zstd (`createZstdCompress`: Node 22.15+, 23.8+). */
@@ -102,17 +130,22 @@ export function createEncoder(coding: ContentCoding, level: number): Transform {
   }
 }
 
-/** A streaming decoder for `coding`. */
-export function createDecoder(coding: ContentCoding): Transform {
+/**
+ * The streaming stages that decode `coding`, in order: the decoder, preceded for zstd by a
+ * {@link ZstdFrameCheck} where this Node's decoder does not report truncated frames.
+ */
+export function createDecoderStages(coding: ContentCoding): [Transform, ...Transform[]] {
   switch (coding) {
     case 'gzip':
-      return zlib.createGunzip();
+      return [zlib.createGunzip()];
     case 'br':
-      return zlib.createBrotliDecompress();
-    case 'zstd':
+      return [zlib.createBrotliDecompress()];
+    case 'zstd': {
       // RFC 9659 §3: a zstd content coding's window is at most 8 MB (2^23); a frame asking for more
       // would make the decoder allocate up to zstd's own limit (128 MB) for a few bytes of input.
-      return requireZstd().createZstdDecompress({ params: { [ZSTD_WINDOW_LOG_MAX_PARAM]: 23 } });
+      const decoder = requireZstd().createZstdDecompress({ params: { [ZSTD_WINDOW_LOG_MAX_PARAM]: 23 } });
+      return ZSTD_REPORTS_TRUNCATION ? [decoder] : [new ZstdFrameCheck(), decoder];
+    }
   }
 }
 

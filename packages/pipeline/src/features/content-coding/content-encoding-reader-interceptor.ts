@@ -10,7 +10,7 @@ import { BodyLimitGuard, guardStream } from '../../providers/stream.js';
 import {
   AVAILABLE_CONTENT_CODINGS,
   codingOf,
-  createDecoder,
+  createDecoderStages,
   isContentCoding,
   isDecoderDataError,
   ZSTD_AVAILABLE,
@@ -164,7 +164,7 @@ export function decodeBody(
   // so it reaches whoever reads the decoded stream.
   const encoded = guardStream(input, maxEncodedBytes, contentLength);
   const decoded = new DecodedLimit(maxDecodedBytes, coding);
-  pipeline(encoded, createDecoder(coding), decoded, ignore);
+  pipeline([encoded, ...createDecoderStages(coding), decoded], ignore);
   return decoded;
 }
 
