@@ -55,19 +55,22 @@ const ZSTD_WINDOW_LOG_MAX_PARAM: number = (() => {
 
 /**
  * Does this Node's zstd decoder fail on a truncated frame? Node 22's ends quietly with what it
- * decoded (24 reports "unexpected end of file"): probed once, on a frame cut by one byte, and where
- * it does not, {@link ZstdFrameCheck} finds the truncation instead.
+ * decoded (24 reports "unexpected end of file"): probed once, on a frame cut by one byte, when the
+ * first zstd body is decoded (an application that never sees one never pays for it); where it does
+ * not, {@link ZstdFrameCheck} finds the truncation instead.
  */
-const ZSTD_REPORTS_TRUNCATION: boolean = (() => {
-  if (zstd === undefined) return true;
-  const frame = zstd.zstdCompressSync(Buffer.from('truncation probe'));
+let zstdReportsTruncation: boolean | undefined;
+function probeZstdTruncation(api: ZstdZlib): boolean {
+  if (zstdReportsTruncation !== undefined) return zstdReportsTruncation;
+  const frame = api.zstdCompressSync(Buffer.from('truncation probe'));
   try {
-    zstd.zstdDecompressSync(frame.subarray(0, frame.length - 1));
-    return false;
+    api.zstdDecompressSync(frame.subarray(0, frame.length - 1));
+    zstdReportsTruncation = false;
   } catch {
-    return true;
+    zstdReportsTruncation = true;
   }
-})();
+  return zstdReportsTruncation;
+}
 
 /** true when the running Node's `node:zlib` has zstd (`createZstdCompress`: Node 22.15+, 23.8+). */
 export const ZSTD_AVAILABLE: boolean = zstd !== undefined;
@@ -143,8 +146,9 @@ export function createDecoderStages(coding: ContentCoding): [Transform, ...Trans
     case 'zstd': {
       // RFC 9659 §3: a zstd content coding's window is at most 8 MB (2^23); a frame asking for more
       // would make the decoder allocate up to zstd's own limit (128 MB) for a few bytes of input.
-      const decoder = requireZstd().createZstdDecompress({ params: { [ZSTD_WINDOW_LOG_MAX_PARAM]: 23 } });
-      return ZSTD_REPORTS_TRUNCATION ? [decoder] : [new ZstdFrameCheck(), decoder];
+      const api = requireZstd();
+      const decoder = api.createZstdDecompress({ params: { [ZSTD_WINDOW_LOG_MAX_PARAM]: 23 } });
+      return probeZstdTruncation(api) ? [decoder] : [new ZstdFrameCheck(), decoder];
     }
   }
 }

@@ -38,8 +38,9 @@ const ETAG_PRIORITY = Priorities.ENTITY_CODER + 100;
  * stream (server-sent events) is never buffered.
  *
  * The method still runs and the entity is still serialized on a 304: this saves bandwidth, not
- * work. With `GzipFeature`, the tag is computed over the identity bytes and a gzipped response
- * carries it with the `-gzip` suffix (see `GzipWriterInterceptor`).
+ * work. With `ContentEncodingFeature` (or `GzipFeature`), the tag is computed over the identity bytes
+ * and a compressed response carries it with the coding's suffix, `-zstd`, `-br` or `-gzip` (see
+ * `ContentEncodingWriterInterceptor`).
  *
  * @example
  * new Application({ resources: [Catalog], providers: [new ETagFeature({ maxBytes: 256 * 1024 }), new GzipFeature()] });
