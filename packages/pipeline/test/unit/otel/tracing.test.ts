@@ -8,8 +8,8 @@
 import 'reflect-metadata';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Application, GET, HeaderParam, NotFoundError, Path, PathParam, ServiceUnavailableError } from '../../../src/index.js';
-import { ClientResponseError, clientOf, createClient } from '../../../src/client/index.js';
+import { Application, GET, HeaderParam, NotFoundError, Path, PathParam, Response, ServiceUnavailableError } from '../../../src/index.js';
+import { Client, ClientResponse, ClientResponseError, clientOf, createClient } from '../../../src/client/index.js';
 import { ClientTracing, TracingFeature } from '../../../src/features/otel/index.js';
 import { exporter, PARENT_ID, registerSdk, spanNamed, TRACE_ID, TRACEPARENT } from './sdk.js';
 
@@ -88,7 +88,7 @@ afterAll(() => unregister());
 const apps: Application[] = [];
 const clients: object[] = [];
 afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => clientOf(c).close()));
+  await Promise.all(clients.splice(0).map((c) => (c instanceof Client ? c : clientOf(c)).close()));
   await Promise.all(apps.splice(0).map((a) => a.close(1000)));
   exporter.reset();
 });
@@ -232,6 +232,35 @@ describe('ClientTracing: client spans and traceparent, one trace across two serv
     ]);
     // Outside any server request, a call starts its own trace.
     expect(calls[0]!.parentSpanContext).toBeUndefined();
+  });
+
+  it('makes one span per call, retries included: every attempt sends the same traceparent', async () => {
+    const attempts: string[] = [];
+    @Path('/flaky')
+    class Flaky {
+      @GET() get(@HeaderParam('traceparent') tp: string): Response {
+        attempts.push(tp);
+        return attempts.length === 1 ? Response.status(503).build() : Response.ok({ ok: true }).build();
+      }
+    }
+    const down = new Application({ resources: [Flaky], logger: () => undefined });
+    apps.push(down);
+    const { port } = await down.listen(0, '127.0.0.1');
+    const client = new Client({
+      baseUrl: `http://127.0.0.1:${port}`,
+      retry: { maxRetries: 2, baseDelay: 1, maxDelay: 50 },
+      providers: [new ClientTracing()],
+    });
+    clients.push(client);
+    const res = (await client.target('/flaky').request().get()) as ClientResponse;
+    expect(res.status).toBe(200);
+    await res.readEntity();
+    expect(attempts).toHaveLength(2);
+    const spans = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT);
+    expect(spans).toHaveLength(1);
+    expect(attempts).toEqual([`00-${spans[0]!.spanContext().traceId}-${spans[0]!.spanContext().spanId}-01`, attempts[0]]);
+    expect(spans[0]!.attributes['http.response.status_code']).toBe(200);
+    expect(spans[0]!.status.code).toBe(SpanStatusCode.UNSET);
   });
 
   it("makes the span a child of the caller's active span and injects it", async () => {
