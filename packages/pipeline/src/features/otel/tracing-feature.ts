@@ -53,6 +53,9 @@ interface RpcMetadata {
   route?: string;
 }
 
+/** The instrumentation's metadata already given to a request (weakly: it lives as long as its request's context). */
+const claimed = new WeakSet<RpcMetadata>();
+
 /** One request's span. */
 interface SpanState {
   readonly span: Span;
@@ -97,8 +100,11 @@ export class ServerTracing implements RequestListener, RequestScope {
     const attrs: Attributes & Record<string, string | number> = {};
     const methodName = methodAttributes(ctx.method, this.known, attrs);
     const rpc = active.getValue(RPC_METADATA) as RpcMetadata | undefined;
-    if (rpc !== undefined && rpc.type === 'http' && rpc.span !== undefined && rpc.span.isRecording()) {
-      // Node's HTTP instrumentation made this request's server span and runs us inside it.
+    // Node's HTTP instrumentation made this request's server span and runs us inside it. A request
+    // made in-process from inside that request (a typed client on `inProcess(app)`, `inject()`)
+    // inherits the same metadata: the first request to see it claims it, the others get spans of their own.
+    if (rpc !== undefined && rpc.type === 'http' && rpc.span !== undefined && !claimed.has(rpc)) {
+      claimed.add(rpc);
       ctx.setProperty(STATE, { span: rpc.span, context: undefined, rpc, methodName, named: false } satisfies SpanState);
       return () => this.name(ctx);
     }

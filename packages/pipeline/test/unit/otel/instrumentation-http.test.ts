@@ -17,7 +17,8 @@ import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { Application, GET, Path, PathParam } from '../../../src/index.js';
-import { TracingFeature } from '../../../src/features/otel/index.js';
+import { clientOf, createClient } from '../../../src/client/index.js';
+import { ClientTracing, TracingFeature } from '../../../src/features/otel/index.js';
 import { exporter, PARENT_ID, provider, registerSdk, TRACE_ID, TRACEPARENT } from './sdk.js';
 
 @Path('/orders')
@@ -33,6 +34,32 @@ class Orders {
   }
 }
 
+const contract = (): never => {
+  throw new Error('contract method');
+};
+
+/** A second application, called in-process (no socket, so no instrumentation span of its own). */
+@Path('/prices')
+abstract class PricesApi {
+  @GET('{id}') get(@PathParam('id') _id: string): Promise<{ price: number }> {
+    return contract();
+  }
+}
+class Prices extends PricesApi {
+  override async get(): Promise<{ price: number }> {
+    return { price: 3 };
+  }
+}
+const pricing = new Application({ resources: [Prices], providers: [new TracingFeature()], logger: () => undefined });
+const prices = createClient(PricesApi, { application: pricing, providers: [new ClientTracing()] });
+
+@Path('/quotes')
+class Quotes {
+  @GET('{id}') async get(@PathParam('id') id: string): Promise<{ price: number }> {
+    return prices.get(id);
+  }
+}
+
 let unregister: () => void = () => undefined;
 let unpatch: () => void = () => undefined;
 beforeAll(() => {
@@ -40,7 +67,9 @@ beforeAll(() => {
   unpatch = registerInstrumentations({ tracerProvider: provider, instrumentations: [new HttpInstrumentation()] });
   createRequire(import.meta.url)('node:http');
 });
-afterAll(() => {
+afterAll(async () => {
+  await clientOf(prices).close();
+  await pricing.close(1000);
   unpatch();
   unregister();
 });
@@ -52,7 +81,7 @@ afterEach(async () => {
 });
 
 async function serve(): Promise<number> {
-  app = new Application({ resources: [Orders], providers: [new TracingFeature()], logger: () => undefined });
+  app = new Application({ resources: [Orders, Quotes], providers: [new TracingFeature()], logger: () => undefined });
   return (await app.listen(0, '127.0.0.1')).port;
 }
 
@@ -97,5 +126,21 @@ describe('TracingFeature with @opentelemetry/instrumentation-http', () => {
     const [server] = exporter.getFinishedSpans();
     expect(server!.name).toBe('GET');
     expect(server!.attributes['http.route']).toBeUndefined();
+  });
+
+  it('an in-process call from inside the request gets its own server span; the instrumented one keeps its route', async () => {
+    const port = await serve();
+    const res = await fetch(`http://127.0.0.1:${port}/quotes/5`);
+    expect(await res.json()).toEqual({ price: 3 });
+    await expect.poll(() => exporter.getFinishedSpans().length).toBe(3);
+    const spans = exporter.getFinishedSpans();
+    const outer = spans.find((s) => s.name === 'GET /quotes/{id}')!;
+    const call = spans.find((s) => s.kind === SpanKind.CLIENT)!;
+    const inner = spans.find((s) => s.name === 'GET /prices/{id}')!;
+    expect(outer.instrumentationScope.name).toBe('@opentelemetry/instrumentation-http');
+    expect(outer.attributes['http.route']).toBe('/quotes/{id}');
+    expect(call.parentSpanContext?.spanId).toBe(outer.spanContext().spanId);
+    expect(inner.instrumentationScope.name).toBe('@jaxrs-node/pipeline');
+    expect(inner.parentSpanContext?.spanId).toBe(call.spanContext().spanId);
   });
 });
