@@ -37,6 +37,12 @@ export interface ClientTracingOptions {
 /** A request property no application uses: the call's span. */
 const SPAN = 'jaxrs-node.otel.client-span';
 
+/** The call's span and the status its response had (0 before one arrived). */
+interface CallSpan {
+  readonly span: Span;
+  status: number;
+}
+
 const headerSetter: TextMapSetter<ClientHeaders> = {
   set: (carrier, key, value) => {
     carrier[key.toLowerCase()] = value;
@@ -67,13 +73,14 @@ function listen(): void {
 }
 
 function endSpan(m: FinishMessage): void {
-  const span = m.request.getProperty(SPAN) as Span | undefined;
-  if (span === undefined) return;
+  const state = m.request.getProperty(SPAN) as CallSpan | undefined;
+  if (state === undefined) return;
   m.request.removeProperty(SPAN);
+  const span = state.span;
   if (m.error !== undefined) {
-    // A call that throws for an error status (ClientResponseError) has had its status recorded by the response filter.
-    const status = (m.error as { status?: unknown }).status;
-    span.setAttribute(ATTR.errorType, typeof status === 'number' && status >= 400 ? String(status) : errorType(m.error));
+    // A call that throws for an error status (ClientResponseError, or a mapper's own error) is
+    // typed by that status (conventions, `error.type`); one that got no response by its error.
+    span.setAttribute(ATTR.errorType, state.status >= 400 ? String(state.status) : errorType(m.error));
     if (m.error instanceof Error) span.recordException(m.error);
     span.setStatus({ code: otel.SpanStatusCode.ERROR });
   } else if (m.status !== undefined && m.status >= 400) {
@@ -131,11 +138,13 @@ export class ClientTracing implements ClientRequestFilter, ClientResponseFilter 
     const context = otel.trace.setSpan(parent, span);
     if (this.propagator === undefined) otel.propagation.inject(context, request.headers, headerSetter);
     else this.propagator.inject(context, request.headers, headerSetter);
-    request.setProperty(SPAN, span);
+    request.setProperty(SPAN, { span, status: 0 } satisfies CallSpan);
   }
 
   filterClientResponse(request: ClientRequestContext, response: ClientResponse): void {
-    const span = request.getProperty(SPAN) as Span | undefined;
-    span?.setAttribute(ATTR.status, response.status);
+    const state = request.getProperty(SPAN) as CallSpan | undefined;
+    if (state === undefined) return;
+    state.status = response.status;
+    state.span.setAttribute(ATTR.status, response.status);
   }
 }

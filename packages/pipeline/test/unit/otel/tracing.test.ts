@@ -223,10 +223,19 @@ describe('ClientTracing: client spans and traceparent, one trace across two serv
     const stock = createClient(StockContract, { baseUrl: `http://127.0.0.1:${port}`, providers: [new ClientTracing()] });
     clients.push(stock);
     await expect(stock.get('gone')).rejects.toBeInstanceOf(ClientResponseError);
+    // A mapper's own error for the 404: still typed by the status.
+    class Gone extends Error {}
+    const mapped = createClient(StockContract, {
+      baseUrl: `http://127.0.0.1:${port}`,
+      providers: [new ClientTracing(), { toError: () => new Gone('gone') }],
+    });
+    clients.push(mapped);
+    await expect(mapped.get('gone')).rejects.toBeInstanceOf(Gone);
     await down.close(1000);
     await expect(stock.get('a')).rejects.toThrow();
     const calls = exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.CLIENT);
     expect(calls.map((s) => [s.name, s.attributes['http.response.status_code'], s.attributes['error.type'], s.status.code])).toEqual([
+      ['GET', 404, '404', SpanStatusCode.ERROR],
       ['GET', 404, '404', SpanStatusCode.ERROR],
       ['GET', undefined, expect.stringMatching(/^CLIENT_/), SpanStatusCode.ERROR],
     ]);
