@@ -4,13 +4,15 @@
  * service runs in this process (the SDK must share its globals) and is called over a real socket.
  * A request yields a SERVER span named by its route; a product call goes to a fake catalogue on
  * loopback with `X-Request-Id` and the trace context: the client span's with tracing on, the
- * caller's as it came with tracing off.
+ * caller's as it came with tracing off. And the built service started as an operator starts it,
+ * `node --import` a register module with Node's HTTP instrumentation: its span gets the route.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { context, propagation, SpanKind, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
@@ -18,7 +20,7 @@ import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/domain/config/app-config.js';
 import { createService, type Service } from '../../src/server.js';
-import { http } from '../helpers/server.js';
+import { http, removeDir, startServer, type RunningServer } from '../helpers/server.js';
 
 const TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const TRACEPARENT = `00-${TRACE_ID}-00f067aa0ba902b7-01`;
@@ -129,5 +131,57 @@ describe('TRACING (in-process service, real sockets, the real SDK)', () => {
     expect(received[0]!['x-request-id']).toBe(r.headers['x-request-id']);
     expect(received[0]!['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
     expect(exporter.getFinishedSpans()).toEqual([]);
+  });
+});
+
+describe('TRACING=true in the built service started with node --import an OpenTelemetry register module', () => {
+  let server: RunningServer;
+  let spansFile: string;
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'user-service-spans-'));
+    spansFile = join(dir, 'spans.jsonl');
+    const register = fileURLToPath(new URL('./fixtures/otel-register.mjs', import.meta.url));
+    server = await startServer({ env: { TRACING: 'true', SEED: 'none', SPANS_FILE: spansFile, NODE_OPTIONS: `--import=${register}` } });
+  });
+  afterAll(async () => {
+    if (server !== undefined) {
+      expect(await server.stop('SIGTERM')).toBe(0);
+      removeDir(server.dataDir);
+    }
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The spans written so far, one per line. */
+  const spans = (): Array<{ name: string; kind: number; scope: string; traceId: string; attributes: Record<string, unknown> }> =>
+    existsSync(spansFile)
+      ? readFileSync(spansFile, 'utf8')
+          .split('\n')
+          .filter((l) => l !== '')
+          .map((l) => JSON.parse(l) as { name: string; kind: number; scope: string; traceId: string; attributes: Record<string, unknown> })
+      : [];
+
+  it("the HTTP instrumentation's server span is named GET /api/users/{id}, and no second span is made", async () => {
+    const created = await http(server.url, 'POST', '/api/users', {
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ email: 'child@example.com', firstName: 'Child', lastName: 'Process' }),
+    });
+    expect(created.status).toBe(201);
+    const id = (created.json() as { id: number }).id;
+    expect((await http(server.url, 'GET', `/api/users/${id}`, { headers: { traceparent: TRACEPARENT } })).status).toBe(200);
+    await expect
+      .poll(
+        () =>
+          spans()
+            .filter((s) => s.traceId === TRACE_ID)
+            .map((s) => s.name),
+        { timeout: 5000 },
+      )
+      .toEqual(['GET /api/users/{id}']);
+    const [span] = spans().filter((s) => s.traceId === TRACE_ID);
+    expect(span!.scope).toBe('@opentelemetry/instrumentation-http');
+    expect(span!.kind).toBe(SpanKind.SERVER);
+    expect(span!.attributes['http.route']).toBe('/api/users/{id}');
   });
 });
