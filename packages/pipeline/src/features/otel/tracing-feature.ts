@@ -106,7 +106,7 @@ export class ServerTracing implements RequestListener, RequestScope {
     if (rpc !== undefined && rpc.type === 'http' && rpc.span !== undefined && !claimed.has(rpc)) {
       claimed.add(rpc);
       ctx.setProperty(STATE, { span: rpc.span, context: undefined, rpc, methodName, named: false } satisfies SpanState);
-      return () => this.name(ctx);
+      return (outcome) => this.endInstrumented(ctx, rpc.span, outcome);
     }
     // A server request starts from its own headers, not from whatever context the caller of
     // the application happened to run in (in-process `inject()` inside a test's span, say).
@@ -159,17 +159,32 @@ export class ServerTracing implements RequestListener, RequestScope {
 
   private end(ctx: ContainerRequestContext, span: Span, outcome: RequestOutcome): void {
     this.name(ctx);
-    const { status, error } = outcome;
-    span.setAttribute(ATTR.status, status);
-    // 4xx is the client's doing: a server span's status stays unset (conventions, "Status").
-    if (status >= 500) {
-      const unexpected = error !== undefined && !(error instanceof WebApplicationError);
-      span.setAttribute(ATTR.errorType, unexpected ? errorType(error) : String(status));
-      if (error instanceof Error) span.recordException(error);
-      span.setStatus({ code: otel.SpanStatusCode.ERROR });
-    }
+    span.setAttribute(ATTR.status, outcome.status);
+    failure(span, outcome);
     span.end();
   }
+
+  /**
+   * The instrumentation's span: it sets the status code and ends the span itself when the response
+   * finishes; what only the pipeline knows, the exception behind a 5xx, is added while it is open.
+   */
+  private endInstrumented(ctx: ContainerRequestContext, span: Span, outcome: RequestOutcome): void {
+    this.name(ctx);
+    if (span.isRecording()) failure(span, outcome);
+  }
+}
+
+/**
+ * A 5xx: status ERROR, `error.type` (the class of an unexpected exception, else the status) and the
+ * exception as an event. A 4xx is the client's doing: a server span's status stays unset
+ * (conventions, "Status").
+ */
+function failure(span: Span, { status, error }: RequestOutcome): void {
+  if (status < 500) return;
+  const unexpected = error !== undefined && !(error instanceof WebApplicationError);
+  span.setAttribute(ATTR.errorType, unexpected ? errorType(error) : String(status));
+  if (error instanceof Error) span.recordException(error);
+  span.setStatus({ code: otel.SpanStatusCode.ERROR });
 }
 
 /** The post-matching filter that names the span by its route before the method runs. */

@@ -12,7 +12,7 @@
 import 'reflect-metadata';
 import { createRequire } from 'node:module';
 import { Readable } from 'node:stream';
-import { SpanKind, trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,10 @@ class Orders {
     await new Promise((r) => setImmediate(r));
     trace.getTracer('test').startActiveSpan('load order', (span) => span.end());
     return { id };
+  }
+
+  @GET('{id}/broken') broken(): never {
+    throw new TypeError('no order store');
   }
 
   @GET('{id}/lines') lines(): Readable {
@@ -117,6 +121,17 @@ describe('TracingFeature with @opentelemetry/instrumentation-http', () => {
     const [server] = exporter.getFinishedSpans();
     expect(server!.name).toBe('GET /orders/{id}/lines');
     expect(server!.attributes['http.route']).toBe('/orders/{id}/lines');
+  });
+
+  it("adds the exception behind a 5xx to the instrumentation's span", async () => {
+    const port = await serve();
+    expect((await fetch(`http://127.0.0.1:${port}/orders/1/broken`)).status).toBe(500);
+    await expect.poll(() => exporter.getFinishedSpans().length).toBe(1);
+    const [server] = exporter.getFinishedSpans();
+    expect(server!.name).toBe('GET /orders/{id}/broken');
+    expect(server!.status.code).toBe(SpanStatusCode.ERROR);
+    expect(server!.attributes['error.type']).toBe('TypeError');
+    expect(server!.events.map((e) => e.attributes?.['exception.message'])).toEqual(['no order store']);
   });
 
   it('leaves an unmatched request named by its method', async () => {
