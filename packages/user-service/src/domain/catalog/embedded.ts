@@ -5,6 +5,7 @@
  * undici) can replace it without touching order logic; the lookup is async for that reason.
  * Products are frozen: the same objects are handed to every caller.
  */
+import type { ContainerRequestContext } from '@jaxrs-node/pipeline';
 
 /** A catalog product. `price` is in `currency` units with at most 2 decimals. */
 export interface Product {
@@ -21,8 +22,10 @@ export type ProductLookup = (id: number) => Promise<Product | undefined>;
 /**
  * What `GET /api/products/{id}` shows: the embedded product, or the upstream product with only
  * the fields the upstream sent (`docs/api.md` rule 20: id and name, price when present).
+ * `from`, the server request it is asked for, lets an upstream call forward its request id and
+ * trace context.
  */
-export type ProductView = (id: number) => Promise<object | undefined>;
+export type ProductView = (id: number, from?: ContainerRequestContext) => Promise<object | undefined>;
 
 function product(id: number, name: string, price: number, description: string): Product {
   return Object.freeze({ id, name, price, currency: 'USD', description });

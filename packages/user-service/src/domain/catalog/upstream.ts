@@ -14,6 +14,7 @@ import type { Readable } from 'node:stream';
 import {
   BadGatewayError,
   BadRequestError,
+  type ContainerRequestContext,
   GatewayTimeoutError,
   GET,
   type MediaType,
@@ -34,7 +35,9 @@ import {
   type ClientProcessingError,
   type ClientResponse,
   type ContractClient,
+  type PropagationRule,
   type ResponseExceptionMapper,
+  withCallOptions,
 } from '@jaxrs-node/pipeline/client';
 
 /** Strict UTF-8 (a malformed answer is a 502, not replacement characters); stateless, so shared. */
@@ -69,7 +72,18 @@ export interface UpstreamCatalogOptions {
   readonly maxResponseBytes?: number;
   /** Sockets kept to the upstream; default 16. */
   readonly maxConnections?: number;
+  /**
+   * What a call copies from the server request it is made for (`get(id, from)`): header names or
+   * functions (the client's `propagate` option); default `traceparent` and `tracestate` (W3C
+   * Trace Context §3), so a trace goes on through this service even when it does not trace.
+   */
+  readonly propagate?: readonly PropagationRule[];
+  /** More client providers, e.g. `ClientTracing` (a CLIENT span per call, which writes its own `traceparent`). */
+  readonly providers?: readonly object[];
 }
+
+/** The W3C Trace Context headers, forwarded as they came when nothing traces here. */
+export const TRACE_CONTEXT_HEADERS: readonly PropagationRule[] = ['traceparent', 'tracestate'];
 
 const unused = (): never => {
   throw new Error('CatalogApi is a contract: call it through the client');
@@ -184,22 +198,24 @@ export class UpstreamCatalog {
       deadline: positive('totalTimeoutMs', options.totalTimeoutMs ?? headersTimeout + bodyTimeout),
       maxResponseBytes: positive('maxResponseBytes', options.maxResponseBytes ?? 256 * 1024),
       connections: positive('maxConnections', options.maxConnections ?? 16),
-      providers: [new ProductReader(), new CatalogStatusMapper(), new CatalogFailureMapper()],
+      propagate: options.propagate ?? TRACE_CONTEXT_HEADERS,
+      providers: [new ProductReader(), new CatalogStatusMapper(), new CatalogFailureMapper(), ...(options.providers ?? [])],
     });
     this.#api = this.#client.proxy(CatalogApi);
   }
 
   /**
-   * The product with `id`, or undefined when the upstream answers 404.
+   * The product with `id`, or undefined when the upstream answers 404; `from`, the server request
+   * the call is made for, gives the headers the `propagate` option names.
    * @throws {GatewayTimeoutError} 504 when the upstream is too slow.
    * @throws {ServiceUnavailableError} 503 when it cannot be reached.
    * @throws {BadGatewayError} 502 for 5xx/unexpected statuses, non-JSON, bad shape or oversized bodies.
    */
-  async get(id: number): Promise<Product | undefined> {
+  async get(id: number, from?: ContainerRequestContext): Promise<Product | undefined> {
     if (!Number.isSafeInteger(id) || id < 1) throw new BadRequestError('Product id must be a positive integer');
     let product: Product;
     try {
-      product = await this.#api.product(id);
+      product = await (from === undefined ? this.#api : withCallOptions(this.#api, { request: from })).product(id);
     } catch (err) {
       if (err instanceof NoSuchProduct) return undefined;
       throw err;

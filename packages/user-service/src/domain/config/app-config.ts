@@ -70,6 +70,8 @@ export interface AppConfig {
   readonly cors: CorsConfig;
   readonly shutdownDeadlineMs: number;
   readonly logRequests: boolean;
+  /** OpenTelemetry traces through `@jaxrs-node/pipeline/otel` (needs `@opentelemetry/api` installed). */
+  readonly tracing: boolean;
   /** Development defaults in use (variable names); non-empty only outside production. Log a warning. */
   readonly devDefaults: readonly string[];
 }
@@ -234,6 +236,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     },
     shutdownDeadlineMs: r.int('SHUTDOWN_DEADLINE_MS', D.SHUTDOWN_DEADLINE_MS, 0, 600_000),
     logRequests: r.bool('LOG_REQUESTS', D.LOG_REQUESTS),
+    tracing: r.bool('TRACING', D.TRACING),
   };
 
   const storage = partial.storage;

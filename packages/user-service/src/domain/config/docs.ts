@@ -31,6 +31,7 @@ export const DEFAULTS = {
   CORS_HEADERS: 'X-API-Key, Content-Type',
   SHUTDOWN_DEADLINE_MS: 10_000,
   LOG_REQUESTS: true,
+  TRACING: false,
 } as const;
 
 /** Name of the file under DATA_DIR holding the generated development token secret. */
@@ -160,5 +161,11 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
     name: 'LOG_REQUESTS',
     default: String(D.LOG_REQUESTS),
     description: 'One log line per request (`true`/`false`, also `1`/`0`, `yes`/`no`).',
+  },
+  {
+    name: 'TRACING',
+    default: String(D.TRACING),
+    description:
+      'OpenTelemetry traces (`true`/`false`): a server span per request, a client span per upstream catalogue call. Needs `@opentelemetry/api` and an SDK installed (README "Traces").',
   },
 ]);

@@ -1,5 +1,5 @@
 import { inject, injectable } from 'tsyringe';
-import { ApiTags, GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
+import { ApiTags, ContainerRequestContext, Context, GET, NotFoundError, Path, PathParam, Produces } from '@jaxrs-node/pipeline';
 import type { ProductView } from '../../domain/catalog/embedded.js';
 import { TOKENS } from '../di-tokens.js';
 import { Id } from './ids.js';
@@ -16,8 +16,9 @@ export class ProductsResource {
   constructor(@inject(TOKENS.products) private readonly products: ProductView) {}
 
   @GET('{id}')
-  async get(@PathParam('id', { type: Id }) id: number): Promise<unknown> {
-    const product = await this.products(id);
+  async get(@PathParam('id', { type: Id }) id: number, @Context() request: ContainerRequestContext): Promise<unknown> {
+    // The request goes along so that the upstream call forwards its request id and trace context.
+    const product = await this.products(id, request);
     if (product === undefined) throw new NotFoundError(`Product ${id} not found`);
     return product;
   }
