@@ -121,6 +121,7 @@ export {
   RequestScoped,
   Singleton,
   Deadline,
+  ServedWhileClosing,
 } from './decorators/resource.js';
 
 // Entity providers (readers and writers) and the helpers custom ones use.

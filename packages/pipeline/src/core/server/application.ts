@@ -200,6 +200,8 @@ export class Application {
       basePath: this.basePath,
       listeners: model.requestListeners.length === 0 ? undefined : model.requestListeners,
       scopes: model.requestScopes.length === 0 ? undefined : model.requestScopes,
+      servedWhileClosing:
+        model.servedWhileClosing.length === 0 ? undefined : new Set(model.servedWhileClosing.map((p) => (this.basePath ?? '') + p)),
       state,
       finish(ex: Exchange, status: number): void {
         if (ex.done) return;
@@ -226,7 +228,7 @@ export class Application {
   get handler(): (req: IncomingMessage, res: ServerResponse) => void {
     const rt = this.build().rt!;
     return (req, res) => {
-      if (rt.state.closing) {
+      if (rt.state.closing && !servedWhileClosing(rt, req)) {
         rejectWhileClosing(rt, req, res);
         return;
       }
@@ -241,7 +243,7 @@ export class Application {
   private get serverHandler(): (req: IncomingMessage, res: ServerResponse) => void {
     const rt = this.build().rt!;
     return (req, res) => {
-      if (rt.state.closing) {
+      if (rt.state.closing && !servedWhileClosing(rt, req)) {
         if (halfClosed(req.socket)) req.resume();
         else rejectWhileClosing(rt, req, res);
       } else if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1)
@@ -382,6 +384,19 @@ export interface CloseResult {
   readonly drained: boolean;
   /** Connections the deadline had to cut (0 after a clean drain). */
   readonly cutConnections: number;
+}
+
+/**
+ * While closing: the request is a GET or HEAD of a `@ServedWhileClosing()` path (a probe), which
+ * the pipeline answers as usual instead of the closing 503. A string comparison of the path, no
+ * routing: the paths are literal (checked by `build()`).
+ */
+function servedWhileClosing(rt: Runtime, req: IncomingMessage): boolean {
+  const paths = rt.servedWhileClosing;
+  if (paths === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return paths.has(q < 0 ? url : url.slice(0, q));
 }
 
 /** Tells the request listeners how the request ended; one that throws is reported and the others still run. */
