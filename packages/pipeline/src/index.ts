@@ -180,6 +180,19 @@ export type { GzipFeatureOptions, GzipReaderOptions, GzipWriterOptions } from '.
 export { CorsFilter } from './features/cors/index.js';
 export type { CorsOptions } from './features/cors/index.js';
 export { ETagFeature } from './features/etag/index.js';
+export { HealthFeature } from './features/health/index.js';
+export type {
+  HealthCheck,
+  HealthCheckKind,
+  HealthCheckOutcome,
+  HealthCheckReport,
+  HealthCheckResult,
+  HealthData,
+  HealthFeatureOptions,
+  HealthProbe,
+  HealthReport,
+  HealthStatus,
+} from './features/health/index.js';
 export type { ETagFeatureOptions } from './features/etag/index.js';
 export {
   ApiHidden,
