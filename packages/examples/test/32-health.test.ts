@@ -72,8 +72,17 @@ describe('32 health: liveness, readiness and start-up probes, over a real socket
 
   it('while close() drains a slow request: readiness 503 draining, liveness 200, other requests the closing 503', async () => {
     const port = Number(new URL(url).port);
+    // A connection the kernel completed but the server has not accepted yet is reset when close()
+    // stops listening: wait until the server has taken the three.
+    const accepted = new Promise<void>((resolve) => {
+      let n = 0;
+      app.server!.on('connection', () => {
+        if (++n === 3) resolve();
+      });
+    });
     const sockets = [connect(port, '127.0.0.1'), connect(port, '127.0.0.1'), connect(port, '127.0.0.1')];
     await Promise.all(sockets.map((s) => once(s, 'connect')));
+    await accepted;
     const slow = send(url, '/orders/slow');
     await expect.poll(() => orders.slowInFlight, { timeout: 5_000 }).toBe(1);
     const closing = app.close(5_000);

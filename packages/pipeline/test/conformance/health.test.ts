@@ -231,10 +231,19 @@ describe('HealthFeature while the application closes (real socket)', () => {
   it('keeps liveness UP and answers readiness 503 draining while a slow request is in flight; other requests get the closing 503', async () => {
     app = new Application({ resources: [Slow, Fast], providers: [new HealthFeature({ checks: [up('db', 'readiness')] })], logger: quiet });
     const { port } = await app.listen(0);
+    // A connection the kernel completed but the server has not accepted yet is reset when close()
+    // stops listening: wait until the server has taken all four.
+    const accepted = new Promise<void>((resolve) => {
+      let n = 0;
+      app!.server!.on('connection', () => {
+        if (++n === 4) resolve();
+      });
+    });
     const busy = await rawConnect(port);
     // Connections opened before close() and with no request yet are not reaped: the probes come on them.
     const [liveConn, readyConn, otherConn] = [await rawConnect(port), await rawConnect(port), await rawConnect(port)];
     clients.push(busy, liveConn, readyConn, otherConn);
+    await accepted;
     busy.socket.write(get('/slow'));
     await slowEntered.promise;
 
