@@ -32,6 +32,7 @@ import { StoreErrorMapper } from './http/providers/store-error-mapper.js';
 import { XmlUserWriter } from './http/providers/xml-user-writer.js';
 import { JobEventLogs } from './http/job-events.js';
 import { openApiFeature } from './http/openapi.js';
+import { healthFeature } from './http/health.js';
 import { AsyncUsersResource } from './http/resources/async-resource.js';
 import { AuthResource } from './http/resources/auth-resource.js';
 import { FilesResource } from './http/resources/files-resource.js';
@@ -215,6 +216,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       }),
       new GzipFeature({ threshold: 1024 }),
       openApiFeature(),
+      healthFeature(store, etcd?.etcdReachable(store)),
       new MultipartFeature({ limits: files.multipartLimits }),
       new UploadLimitFilter(files.limits),
     ],
