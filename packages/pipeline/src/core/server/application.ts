@@ -243,11 +243,18 @@ export class Application {
   private get serverHandler(): (req: IncomingMessage, res: ServerResponse) => void {
     const rt = this.build().rt!;
     return (req, res) => {
-      if (rt.state.closing && !servedWhileClosing(rt, req)) {
-        if (halfClosed(req.socket)) req.resume();
-        else rejectWhileClosing(rt, req, res);
-      } else if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1)
-        rejectMissingHost(rt, req, res);
+      if (rt.state.closing) {
+        // A half-closed connection cannot carry an answer, not even a probe's.
+        if (halfClosed(req.socket)) {
+          req.resume();
+          return;
+        }
+        if (!servedWhileClosing(rt, req)) {
+          rejectWhileClosing(rt, req, res);
+          return;
+        }
+      }
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) rejectMissingHost(rt, req, res);
       else handle(rt, req, res);
     };
   }
