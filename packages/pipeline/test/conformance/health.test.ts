@@ -81,6 +81,11 @@ describe('HealthFeature probes (in-process)', () => {
         },
         { name: 'rejecter', kind: 'readiness', check: () => Promise.reject(new Error('etcd unavailable')) },
         { name: 'odd', kind: 'readiness', check: () => ({ status: 'ok' }) as never },
+        {
+          name: 'odd-data',
+          kind: 'readiness',
+          check: () => ({ status: 'UP', data: { big: 10n, nested: { a: 1 }, nan: Number.NaN, gone: undefined, ok: 'yes' } }) as never,
+        },
         up('fine', 'readiness'),
       ],
     });
@@ -100,6 +105,7 @@ describe('HealthFeature probes (in-process)', () => {
         status: 'DOWN',
         data: { reason: expect.stringContaining("expected nothing, true, false or { status: 'UP' | 'DOWN'") },
       },
+      { name: 'odd-data', status: 'UP', data: { big: '10', nested: '[object Object]', nan: 'NaN', ok: 'yes' } },
       { name: 'fine', status: 'UP' },
     ]);
     expect(res.text()).not.toMatch(/at .*\.ts:\d+/);

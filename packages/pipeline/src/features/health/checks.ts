@@ -64,12 +64,12 @@ export interface HealthReport {
   readonly checks: readonly HealthCheckReport[];
 }
 
-/** Longest `data.reason` kept from a thrown error's message (a probe body stays small). */
+/** Longest string kept in `data` (a thrown error's message included): a probe body stays small. */
 const MAX_REASON = 500;
 
 /** A DOWN report of `name` with `reason`. */
 export function down(name: string, reason: string): HealthCheckReport {
-  return { name, status: 'DOWN', data: { reason: reason.length > MAX_REASON ? `${reason.slice(0, MAX_REASON)}…` : reason } };
+  return { name, status: 'DOWN', data: { reason: truncate(reason) } };
 }
 
 /** What a check answered, as its report; anything unexpected is DOWN, saying what came. */
@@ -79,10 +79,41 @@ function toReport(name: string, outcome: unknown): HealthCheckReport {
   if (typeof outcome === 'object' && outcome !== null) {
     const { status, data } = outcome as { status?: unknown; data?: unknown };
     if (status === 'UP' || status === 'DOWN') {
-      return typeof data === 'object' && data !== null ? { name, status, data: data as HealthData } : { name, status };
+      const clean = typeof data === 'object' && data !== null ? flat(data) : undefined;
+      return clean === undefined ? { name, status } : { name, status, data: clean };
     }
   }
   return down(name, `the check answered ${describe(outcome)}; expected nothing, true, false or { status: 'UP' | 'DOWN', data? }`);
+}
+
+/**
+ * `data` as the report can always serialise it: strings, booleans and finite numbers as they are,
+ * undefined left out, anything else (a nested object, a bigint, NaN) as its `String()`, so that a
+ * check's odd data never turns a probe into a 500. Undefined when nothing is left.
+ */
+function flat(data: object): HealthData | undefined {
+  const out: Record<string, string | number | boolean> = {};
+  let any = false;
+  for (const [k, v] of Object.entries(data)) {
+    if (v === undefined) continue;
+    any = true;
+    if (typeof v === 'string') out[k] = truncate(v);
+    else if (typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))) out[k] = v;
+    else out[k] = truncate(safeString(v));
+  }
+  return any ? out : undefined;
+}
+
+function safeString(v: unknown): string {
+  try {
+    return String(v);
+  } catch {
+    return Object.prototype.toString.call(v);
+  }
+}
+
+function truncate(s: string): string {
+  return s.length > MAX_REASON ? `${s.slice(0, MAX_REASON)}…` : s;
 }
 
 function describe(v: unknown): string {
@@ -92,7 +123,7 @@ function describe(v: unknown): string {
 
 function messageOf(e: unknown): string {
   if (e instanceof Error) return e.message === '' ? e.name : e.message;
-  return String(e);
+  return safeString(e);
 }
 
 /**
