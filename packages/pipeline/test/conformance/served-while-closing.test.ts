@@ -64,11 +64,19 @@ describe('@ServedWhileClosing()', () => {
         return { ok: true };
       }
     }
-    const own = new Application({ basePath: '/api', resources: [Status, Slow, Fast], logger: quiet });
+    @Path('/')
+    class Root {
+      @GET() @ServedWhileClosing() get(): unknown {
+        return { root: true };
+      }
+    }
+    const own = new Application({ basePath: '/api', resources: [Status, Root, Slow, Fast], logger: quiet });
     const slow = own.inject('/api/slow');
     await slowEntered.promise;
     const closing = own.close(5000);
     expect((await own.inject('/api/status')).json()).toEqual({ ok: true });
+    expect((await own.inject('/api')).json()).toEqual({ root: true });
+    expect((await own.inject('/api/')).json()).toEqual({ root: true });
     expect((await own.inject('/api/fast')).status).toBe(503);
     expect((await own.inject('/status')).status).toBe(503);
     slowRelease.resolve();

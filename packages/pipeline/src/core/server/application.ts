@@ -200,8 +200,7 @@ export class Application {
       basePath: this.basePath,
       listeners: model.requestListeners.length === 0 ? undefined : model.requestListeners,
       scopes: model.requestScopes.length === 0 ? undefined : model.requestScopes,
-      servedWhileClosing:
-        model.servedWhileClosing.length === 0 ? undefined : new Set(model.servedWhileClosing.map((p) => (this.basePath ?? '') + p)),
+      servedWhileClosing: model.servedWhileClosing.length === 0 ? undefined : closingPathSet(model.servedWhileClosing, this.basePath),
       state,
       finish(ex: Exchange, status: number): void {
         if (ex.done) return;
@@ -391,6 +390,16 @@ export interface CloseResult {
   readonly drained: boolean;
   /** Connections the deadline had to cut (0 after a clean drain). */
   readonly cutConnections: number;
+}
+
+/** The full request paths of the `@ServedWhileClosing()` routes: the base path's root is `/api` as well as `/api/`. */
+function closingPathSet(paths: readonly string[], basePath: string | undefined): ReadonlySet<string> {
+  const set = new Set<string>();
+  for (const p of paths) {
+    set.add((basePath ?? '') + p);
+    if (p === '/' && basePath !== undefined) set.add(basePath);
+  }
+  return set;
 }
 
 /**
