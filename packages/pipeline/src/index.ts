@@ -121,6 +121,7 @@ export {
   RequestScoped,
   Singleton,
   Deadline,
+  ServedWhileClosing,
 } from './decorators/resource.js';
 
 // Entity providers (readers and writers) and the helpers custom ones use.
@@ -202,6 +203,19 @@ export type {
 export { CorsFilter } from './features/cors/index.js';
 export type { CorsOptions } from './features/cors/index.js';
 export { ETagFeature } from './features/etag/index.js';
+export { HealthFeature } from './features/health/index.js';
+export type {
+  HealthCheck,
+  HealthCheckKind,
+  HealthCheckOutcome,
+  HealthCheckReport,
+  HealthCheckResult,
+  HealthData,
+  HealthFeatureOptions,
+  HealthProbe,
+  HealthReport,
+  HealthStatus,
+} from './features/health/index.js';
 export type { ETagFeatureOptions } from './features/etag/index.js';
 export {
   ApiHidden,

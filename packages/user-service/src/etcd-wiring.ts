@@ -9,6 +9,7 @@ import { EtcdSharedCounts } from './storage/etcd/shared-counts.js';
 import { SharedRateLimiter } from './domain/limits/rate-limit-shared.js';
 import { EtcdClient } from './storage/etcd/client.js';
 import { EtcdRecordStore } from './storage/etcd/store.js';
+import type { HealthCheck } from '@jaxrs-node/pipeline';
 import type { RecordStore } from './storage/record-store.js';
 import type { WriteReporters } from './storage/write-failure.js';
 
@@ -69,5 +70,23 @@ export function sharedLimits(config: AppConfig, onError: (error: unknown) => voi
       await authLimiter?.close();
       await client.close();
     },
+  };
+}
+
+/** Longest wait for etcd's answer in the readiness check: a probe must answer within a second. */
+const ETCD_PING_MS = 300;
+
+/**
+ * The readiness check of an instance on etcd: one maintenance-status round trip (the cheapest call
+ * the cluster answers), DOWN with the client's reason when no member answers within 300 ms.
+ * Undefined for a store that is not on etcd (a test's own store).
+ */
+export function etcdReachable(store: RecordStore): HealthCheck | undefined {
+  if (!(store instanceof EtcdRecordStore)) return undefined;
+  return {
+    name: 'etcd',
+    kind: 'readiness',
+    timeoutMs: ETCD_PING_MS + 100,
+    check: async (signal) => ({ status: 'UP', data: { revision: await store.ping({ signal, deadlineMs: ETCD_PING_MS }) } }),
   };
 }

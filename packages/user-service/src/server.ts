@@ -33,6 +33,7 @@ import { XmlUserWriter } from './http/providers/xml-user-writer.js';
 import { JobEventLogs } from './http/job-events.js';
 import { openApiFeature } from './http/openapi.js';
 import { loadTracing } from './http/tracing.js';
+import { healthFeature } from './http/health.js';
 import { AsyncUsersResource } from './http/resources/async-resource.js';
 import { AuthResource } from './http/resources/auth-resource.js';
 import { FilesResource } from './http/resources/files-resource.js';
@@ -228,6 +229,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       // zstd (where Node has it), br and gzip both ways, the pipeline's measured defaults.
       new ContentEncodingFeature({ threshold: 1024 }),
       openApiFeature(),
+      healthFeature(store, etcd?.etcdReachable(store)),
       new MultipartFeature({ limits: files.multipartLimits }),
       new UploadLimitFilter(files.limits),
     ],

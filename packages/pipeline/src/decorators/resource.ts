@@ -29,6 +29,25 @@ export function Deadline(ms: number, options: Omit<DeadlineSpec, 'ms'> = {}): Cl
 }
 
 /**
+ * Keeps a GET method answering while the application closes (`Application.close()`), when every
+ * other request is answered 503 `PIPE_SHUTTING_DOWN`: for probes an orchestrator reads during the
+ * drain (a liveness probe that must stay up, a readiness probe that says it is draining). Only on
+ * a method whose full path is literal (no `{variable}`), not in a sub-resource, and only for GET
+ * (HEAD follows it): `build()` refuses anything else (`PIPELINE_CLOSING_ROUTE_INVALID`). The
+ * paths are collected once at start-up; the check runs only while closing, so other requests pay
+ * nothing. While closing, the application's own server no longer accepts connections: such a
+ * request arrives on a connection opened before, or through {@link Application.handler} on a
+ * server the application does not close.
+ * @example
+ * \@Path('/health') class Probes { \@GET('live') \@ServedWhileClosing() live() { return { status: 'UP' }; } }
+ */
+export function ServedWhileClosing(): MethodDecorator {
+  return (target, propertyKey) => {
+    methodMeta((target as { constructor: object }).constructor, String(propertyKey)).servedWhileClosing = true;
+  };
+}
+
+/**
  * Path template of a resource class or method: literal segments, `{name}` (one segment) or
  * `{name: regex}`. Method paths are appended to the class path.
  */

@@ -1,7 +1,7 @@
 /**
  * The reference server on a real full disk (a 4 MiB tmpfs as DATA_DIR): a create refused for
  * lack of space answers 507 with the error body and is never visible, health says why writes
- * fail, the server writes again by itself once space is freed (no restart), and after a restart
+ * fail (and the readiness probe is DOWN), the server writes again by itself once space is freed (no restart), and after a restart
  * the refused user is absent and its id is never given to another user. Needs root for `mount`
  * (as CI and the development VMs run); elsewhere the file is skipped, saying why.
  */
@@ -70,12 +70,27 @@ describe.skipIf(!mounted)('a full DATA_DIR (tmpfs; skipped when `mount` is not p
     const health = await http(server.url, 'GET', '/api/health');
     expect(health.status).toBe(503);
     expect(health.json()).toMatchObject({ status: 'DEGRADED', reason: expect.stringContaining('ENOSPC') });
+    // The readiness probe says the same: not ready, and why (the liveness probe stays up).
+    const ready = await http(server.url, 'GET', '/api/health/ready');
+    expect(ready.status).toBe(503);
+    expect(ready.json()).toEqual({
+      status: 'DOWN',
+      checks: [
+        {
+          name: 'store',
+          status: 'DOWN',
+          data: { code: 'ERR_STORE_FULL', reason: expect.stringContaining('ENOSPC'), since: expect.any(String) },
+        },
+      ],
+    });
+    expect((await http(server.url, 'GET', '/api/health/live')).status).toBe(200);
     expect(server.stderr.join('\n')).toContain('ENOSPC');
     // Still full: refused again, not a 500.
     expect((await create(server, 'refused-again@example.com')).status).toBe(507);
 
     await rm(FILLER);
     await until(async () => (await http(server.url, 'GET', '/api/health')).status === 200, 'health to be UP again', 10_000, 100);
+    expect((await http(server.url, 'GET', '/api/health/ready')).status).toBe(200);
     const after = await create(server, 'after@example.com');
     expect(after.status).toBe(201);
     const afterId = after.json<{ id: number }>().id;

@@ -162,6 +162,8 @@ describe('the OpenAPI contract (black box)', () => {
 
   it('the other endpoints', async () => {
     expect((await call('GET', '/api/health')).status).toBe(200);
+    expect((await call('GET', '/api/health/live')).status).toBe(200);
+    expect((await call('GET', '/api/health/ready')).status).toBe(200);
     expect((await call('GET', '/health')).status).toBe(200);
     expect((await call('GET', '/test')).status).toBe(200);
     expect((await call('GET', '/api/large-data?count=3')).status).toBe(200);

@@ -175,6 +175,7 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
         writePlan: undefined,
         deadline: mm.deadline ?? meta.deadline ?? input.deadline,
         variesByAccept: false,
+        servedWhileClosing: mm.servedWhileClosing === true,
       };
       if (input.checkRoute !== undefined && httpMethod === mm.httpMethods[0]) {
         const returnType = Reflect.getMetadata('design:returntype', cls.prototype as object, methodName) as unknown;

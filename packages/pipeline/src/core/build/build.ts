@@ -78,6 +78,8 @@ export interface BuiltModel {
   readonly requestListeners: RequestListener[];
   /** `RequestScope`s in priority order, outermost first (empty: none). */
   readonly requestScopes: RequestScope[];
+  /** Paths (relative to the base path) of the GET methods marked `@ServedWhileClosing()` (empty: none). */
+  readonly servedWhileClosing: string[];
 }
 
 const isClass = (x: unknown): x is Constructor => typeof x === 'function';
@@ -224,7 +226,36 @@ export function buildModel(input: BuildInput): BuiltModel {
     routes,
     requestListeners: instances<RequestListener>(withMethod(providers, 'onRequest')),
     requestScopes: instances<RequestScope>(withMethod(providers, 'runInScope')),
+    servedWhileClosing: closingPaths(routes, problems),
   };
+}
+
+/**
+ * The literal paths of the GET methods marked `@ServedWhileClosing()`, checked here once: the
+ * closing application compares a request's path with them as a string, without routing it, so a
+ * template, another HTTP method or a sub-resource method (routed through its locator) is refused.
+ */
+function closingPaths(routes: readonly RouteMethod[], problems: ModelProblems): string[] {
+  const paths: string[] = [];
+  for (const r of routes) {
+    if (!r.servedWhileClosing) continue;
+    const where = `${r.info.resourceClass.name}.${r.info.methodName}`;
+    const why =
+      r.httpMethod !== 'GET'
+        ? `it answers ${r.httpMethod}, and only GET (with its HEAD) may be`
+        : r.located
+          ? 'it is a sub-resource method, reached through a locator'
+          : r.info.path.includes('{')
+            ? `its path ${r.info.path} has a template variable`
+            : undefined;
+    if (why === undefined) paths.push(r.info.path);
+    else
+      problems.error(
+        'PIPELINE_CLOSING_ROUTE_INVALID',
+        `@ServedWhileClosing() on ${where} cannot apply: ${why}. Put it on a GET method of a root resource whose full path is literal (e.g. @GET('health/live')), or remove it`,
+      );
+  }
+  return paths;
 }
 
 function isResource(cls: Constructor): boolean {

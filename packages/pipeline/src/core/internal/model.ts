@@ -80,6 +80,8 @@ export interface RouteMethod extends ResponseChains {
    * (build-routes.ts `pathEntry`).
    */
   variesByAccept: boolean;
+  /** `@ServedWhileClosing()`: answered normally while the application closes (its path is literal, checked at build). */
+  readonly servedWhileClosing: boolean;
 }
 
 /** All methods sharing one path template. */

@@ -42,6 +42,11 @@ export interface Runtime {
   readonly state: { inflight: number; closing: boolean; onIdle: (() => void) | undefined };
   /** `RequestListener` providers in priority order; undefined when there are none (the usual case). */
   readonly listeners?: readonly RequestListener[] | undefined;
+  /**
+   * Full request paths (base path included) of the `@ServedWhileClosing()` GET methods, answered
+   * normally while closing; undefined when there are none. Read only while closing.
+   */
+  readonly servedWhileClosing?: ReadonlySet<string> | undefined;
   /** `RequestScope` providers, outermost first; undefined when there are none. */
   readonly scopes?: readonly RequestScope[] | undefined;
   /** Called when an exchange is finished (diagnostics, accounting). */

@@ -26,6 +26,8 @@ export interface MethodMeta {
   params: ParamMeta[];
   /** `@Deadline` on the method. */
   deadline?: DeadlineSpec;
+  /** `@ServedWhileClosing()` on the method. */
+  servedWhileClosing?: boolean;
 }
 
 /** What `@Deadline` records: the time the method's result may take, and what to answer past it. */

@@ -28,6 +28,8 @@ export type ModelProblemCode =
   | 'PIPELINE_DI_FAILED'
   /** An ExceptionMapper without the error type it maps. */
   | 'PIPELINE_MAPPER_WITHOUT_TYPE'
+  /** `@ServedWhileClosing()` on a method that is not a GET of a root resource at a literal path. */
+  | 'PIPELINE_CLOSING_ROUTE_INVALID'
   /** Warning: a GET or HEAD method declares an entity parameter. */
   | 'PIPELINE_ENTITY_ON_GET'
   /** Warning: a provider is bound to a binding decorator no resource carries: it never runs. */

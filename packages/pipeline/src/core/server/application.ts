@@ -200,6 +200,7 @@ export class Application {
       basePath: this.basePath,
       listeners: model.requestListeners.length === 0 ? undefined : model.requestListeners,
       scopes: model.requestScopes.length === 0 ? undefined : model.requestScopes,
+      servedWhileClosing: model.servedWhileClosing.length === 0 ? undefined : closingPathSet(model.servedWhileClosing, this.basePath),
       state,
       finish(ex: Exchange, status: number): void {
         if (ex.done) return;
@@ -226,7 +227,7 @@ export class Application {
   get handler(): (req: IncomingMessage, res: ServerResponse) => void {
     const rt = this.build().rt!;
     return (req, res) => {
-      if (rt.state.closing) {
+      if (rt.state.closing && !servedWhileClosing(rt, req)) {
         rejectWhileClosing(rt, req, res);
         return;
       }
@@ -242,10 +243,17 @@ export class Application {
     const rt = this.build().rt!;
     return (req, res) => {
       if (rt.state.closing) {
-        if (halfClosed(req.socket)) req.resume();
-        else rejectWhileClosing(rt, req, res);
-      } else if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1)
-        rejectMissingHost(rt, req, res);
+        // A half-closed connection cannot carry an answer, not even a probe's.
+        if (halfClosed(req.socket)) {
+          req.resume();
+          return;
+        }
+        if (!servedWhileClosing(rt, req)) {
+          rejectWhileClosing(rt, req, res);
+          return;
+        }
+      }
+      if (req.headers.host === undefined && req.httpVersionMajor === 1 && req.httpVersionMinor === 1) rejectMissingHost(rt, req, res);
       else handle(rt, req, res);
     };
   }
@@ -382,6 +390,29 @@ export interface CloseResult {
   readonly drained: boolean;
   /** Connections the deadline had to cut (0 after a clean drain). */
   readonly cutConnections: number;
+}
+
+/** The full request paths of the `@ServedWhileClosing()` routes: the base path's root is `/api` as well as `/api/`. */
+function closingPathSet(paths: readonly string[], basePath: string | undefined): ReadonlySet<string> {
+  const set = new Set<string>();
+  for (const p of paths) {
+    set.add((basePath ?? '') + p);
+    if (p === '/' && basePath !== undefined) set.add(basePath);
+  }
+  return set;
+}
+
+/**
+ * While closing: the request is a GET or HEAD of a `@ServedWhileClosing()` path (a probe), which
+ * the pipeline answers as usual instead of the closing 503. A string comparison of the path, no
+ * routing: the paths are literal (checked by `build()`).
+ */
+function servedWhileClosing(rt: Runtime, req: IncomingMessage): boolean {
+  const paths = rt.servedWhileClosing;
+  if (paths === undefined || (req.method !== 'GET' && req.method !== 'HEAD')) return false;
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  return paths.has(q < 0 ? url : url.slice(0, q));
 }
 
 /** Tells the request listeners how the request ended; one that throws is reported and the others still run. */

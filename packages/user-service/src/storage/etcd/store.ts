@@ -167,6 +167,16 @@ export class EtcdRecordStore extends StateStore {
     return this.#opening;
   }
 
+  /**
+   * One cheap round trip to the cluster (the maintenance status of whichever member answers), for
+   * a readiness check: resolves with the revision it reports, rejects (an `EtcdError` naming the
+   * cause) when no member answers within `deadlineMs` or `signal` aborts.
+   * @example await store.ping({ deadlineMs: 300 });
+   */
+  async ping(options: { readonly signal?: AbortSignal; readonly deadlineMs?: number } = {}): Promise<number> {
+    return (await this.#client.status(options)).revision;
+  }
+
   /** Waits for commits in flight, stops the watch, revokes the instance lease, closes the client. Idempotent. */
   async close(): Promise<void> {
     if (this.phase === 'closed') return;
