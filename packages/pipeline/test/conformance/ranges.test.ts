@@ -266,7 +266,7 @@ describe.each(TRANSPORTS)('range requests (%s)', (transport) => {
   });
 
   it('HEAD: 200 with Accept-Ranges and the full Content-Length, no body, a Range ignored (ranges are defined for GET)', async () => {
-    for (const headers of [{}, { range: 'bytes=0-9' }]) {
+    for (const headers of [{}, { range: 'bytes=0-9' }] as Array<Record<string, string>>) {
       const r = await send({ method: 'HEAD', url: '/r/file', headers });
       expect(r.status).toBe(200);
       expect(r.headers['accept-ranges']).toBe('bytes');
