@@ -7,8 +7,7 @@ import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { exceedsDepth, findUnsafeJson } from './json-safety.js';
 import { JsonOptions, replacerFor } from './json-options.js';
 import { readBody } from './read-body.js';
-import { charsetOf, encodingOf, isBinaryType, isJsonMediaType, isRawType, isStreamType, isSubtypeOf } from './type-tokens.js';
-import { RangeableEntity } from '../core/ranges/rangeable-entity.js';
+import { charsetOf, encodingOf, isBinaryType, isJsonMediaType, isRangeableType, isRawType, isStreamType } from './type-tokens.js';
 
 export { JsonOptions } from './json-options.js';
 
@@ -119,7 +118,7 @@ export class JsonWriter implements MessageBodyWriter<unknown> {
     const charset = charsetOf(mediaType);
     if (encodingOf(charset) !== 'utf8') return false;
     // A file or bytes served as application/json are sent as they are (RangeableEntityWriter).
-    return !isBinaryType(type) && !isStreamType(type) && !isSubtypeOf(type, RangeableEntity);
+    return !isBinaryType(type) && !isStreamType(type) && !isRangeableType(type);
   }
 
   writeTo(entity: unknown, type: TypeToken, _mediaType?: MediaType, _ctx?: WriteContext): Body {

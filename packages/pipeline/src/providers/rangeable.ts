@@ -1,8 +1,8 @@
 import type { MediaType } from '../core/http/media-type.js';
 import type { Body, MessageBodyWriter, TypeToken, WriteContext } from '../core/context/contracts.js';
 import { RangeableBody } from '../core/ranges/rangeable-body.js';
-import { RangeableEntity } from '../core/ranges/rangeable-entity.js';
-import { isSubtypeOf } from './type-tokens.js';
+import type { RangeableEntity } from '../core/ranges/rangeable-entity.js';
+import { isRangeableType } from './type-tokens.js';
 
 /**
  * Writes a {@link RangeableEntity} (`FileBody`, `BytesBody`), any media type (default
@@ -16,7 +16,7 @@ export class RangeableEntityWriter implements MessageBodyWriter<RangeableEntity>
   readonly produces: readonly string[] = ['application/octet-stream', '*/*'];
 
   isWriteable(type: TypeToken, _mediaType: MediaType): boolean {
-    return isSubtypeOf(type, RangeableEntity);
+    return isRangeableType(type);
   }
 
   writeTo(entity: RangeableEntity, _type: TypeToken, _mediaType: MediaType, ctx: WriteContext): Body {

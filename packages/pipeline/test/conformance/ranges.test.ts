@@ -12,6 +12,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import {
   Application,
+  buildOpenApi,
   BytesBody,
   EntityTag,
   FileBody,
@@ -328,6 +329,16 @@ describe.each(TRANSPORTS)('ranges and content codings (%s)', (transport) => {
     expect(r.status).toBe(206);
     expect(r.headers['content-encoding']).toBeUndefined();
     expect(r.text).toBe('0123456789');
+  });
+});
+
+describe('OpenAPI', () => {
+  it('documents a method returning a rangeable entity as bytes (application/octet-stream), not as a JSON object', () => {
+    const doc = buildOpenApi(new Application({ resources: [Files] }), { info: { title: 'files', version: '1' } });
+    const content = (doc.paths['/r/bytes'] as { get: { responses: Record<string, { content?: Record<string, { schema?: unknown }> }> } })
+      .get.responses['200']!.content!;
+    expect(Object.keys(content)).toEqual(['application/octet-stream']);
+    expect(JSON.stringify(doc)).not.toContain('BytesBody');
   });
 });
 
