@@ -13,6 +13,8 @@ import './undici.js';
 
 export { Client, ClientBuilder, clientOf, createClient, withCallOptions } from './client.js';
 export type { CallOptions, ClientOptions, PropagationRule } from './options.js';
+export type { ByteRangeRequest } from './range.js';
+export type { ContentRange } from '../core/ranges/byte-ranges.js';
 export type { ClientParameters, Contract, ContractClient, ProxiedResult, ResponseContractClient } from './proxy.js';
 export { ClientEntity, InvocationBuilder, WebTarget } from './target.js';
 export { ClientRequestContext } from './request-context.js';

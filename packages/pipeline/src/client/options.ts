@@ -3,6 +3,7 @@ import type { Constructor } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
 import type { Application } from '../core/server/application.js';
 import { inProcess } from './in-process.js';
+import type { ByteRangeRequest } from './range.js';
 import { retryPolicy, type RetryOptions, type RetryPolicy } from './retry.js';
 import { UndiciTransport, type Transport } from './transport.js';
 import { undici } from './undici.js';
@@ -70,6 +71,11 @@ export interface CallOptions {
   headers?: Readonly<Record<string, string>>;
   /** Largest response body read for this call, in bytes. */
   maxResponseBytes?: number;
+  /**
+   * Ask for these bytes only (`Range`, and `If-Range` with `ifRange`); read the answer's
+   * `contentRange` from `responseProxy`: a 206 carries the range, a 200 the whole representation.
+   */
+  range?: ByteRangeRequest;
 }
 
 /** The checked settings of a client. */

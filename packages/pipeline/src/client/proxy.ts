@@ -23,6 +23,7 @@ import type { EntityPart } from '../features/multipart/entity-part.js';
 import { call, type CallInput } from './invoke.js';
 import type { CallOptions } from './options.js';
 import { eachValue, textFor, type ToText } from './params.js';
+import { setRangeHeaders } from './range.js';
 import type { ClientChains } from './registry.js';
 import type { ClientHeaders } from './request-context.js';
 import type { ClientResponse } from './response.js';
@@ -387,6 +388,7 @@ function request(state: ClientState, plan: MethodPlan, args: readonly unknown[],
   const n = Math.min(args.length, plan.args.length);
   for (let i = 0; i < n; i++) apply(plan.args[i]!, args[i], parts);
   if (options?.headers !== undefined) for (const [k, v] of Object.entries(options.headers)) headers[k.toLowerCase()] = v;
+  if (options?.range !== undefined) setRangeHeaders(headers, options.range);
   if (parts.cookies !== undefined) headers.cookie = parts.cookies;
   let entity = parts.entity;
   let entityType = parts.entityType;

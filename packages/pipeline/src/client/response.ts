@@ -4,6 +4,7 @@ import type { TypeToken } from '../core/context/contracts.js';
 import { headerName } from '../core/http/header-name.js';
 import { parseMediaType, type MediaType } from '../core/http/media-type.js';
 import type { Response } from '../core/http/response.js';
+import { parseContentRange, type ContentRange } from '../core/ranges/byte-ranges.js';
 import { readBody } from '../providers/read-body.js';
 import { isSubtypeOf } from '../providers/type-tokens.js';
 import { ClientErrorCode, ClientProcessingError } from './errors.js';
@@ -113,6 +114,16 @@ export class ClientResponse<T = unknown> {
   get mediaType(): MediaType | undefined {
     const ct = this.headers['content-type'];
     return ct === undefined ? undefined : parseMediaType(ct);
+  }
+
+  /**
+   * The `Content-Range` of a 206 (which bytes of how many) or of a 416 (only the length), parsed;
+   * undefined without one or when it is not a valid byte range (RFC 9110 §14.4).
+   * @example const { start, end, length } = (await files.download(7)).contentRange ?? {};
+   */
+  get contentRange(): ContentRange | undefined {
+    const v = this.headers['content-range'];
+    return typeof v === 'string' ? parseContentRange(v) : undefined;
   }
 
   /** Is there an entity to read (bytes not yet read, a buffered body, or a value)? */

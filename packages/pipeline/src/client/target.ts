@@ -10,6 +10,7 @@ import { UriBuilder } from '../core/model/resource-paths.js';
 import { call } from './invoke.js';
 import type { CallOptions } from './options.js';
 import { eachValue, paramText } from './params.js';
+import { setRangeHeaders, type ByteRangeRequest } from './range.js';
 import type { ClientHeaders } from './request-context.js';
 import type { ClientResponse, EntityOf } from './response.js';
 import { entityResult } from './result.js';
@@ -176,6 +177,17 @@ export class InvocationBuilder {
   /** The largest response body this call reads, in bytes. */
   maxResponseBytes(bytes: number): this {
     this.callOptions.maxResponseBytes = bytes;
+    return this;
+  }
+
+  /**
+   * Asks for a byte range (`Range`, and `If-Range` with `ifRange`; RFC 9110 §14): a 206 answer
+   * says which bytes in `ClientResponse.contentRange`, a 200 carries the whole representation.
+   * @throws TypeError for a negative or fractional offset, or `end` before `start`.
+   * @example const part = await client.target(url).request().range({ start: 0, end: 1023 }).get();
+   */
+  range(range: ByteRangeRequest): this {
+    setRangeHeaders(this.headerValues, range);
     return this;
   }
 

@@ -3,6 +3,7 @@ import { BytesReader, BytesWriter } from './bytes.js';
 import { FormReader } from './form.js';
 import { IterableWriter } from './iterable.js';
 import { JsonReader, JsonWriter } from './json.js';
+import { RangeableEntityWriter } from './rangeable.js';
 import type { JsonOptions } from './json-options.js';
 import { StreamReader, StreamWriter } from './stream.js';
 import { TextReader, TextWriter } from './text.js';
@@ -30,7 +31,7 @@ export type BodyProvider = MessageBodyReader | MessageBodyWriter;
  * (with `readFrom`) and writers (with `writeTo`) share one list, each keeping its own order:
  * - readers: the type-bound ones (Buffer, Readable) before the media-type-bound ones (form,
  *   text, JSON), so a `Buffer` parameter gets the raw bytes of a JSON request;
- * - writers: bytes and streams (any media type) before text and JSON; the writer of streamed
+ * - writers: bytes, rangeable entities and streams (any media type) before text and JSON; the writer of streamed
  *   items (JSON array, NDJSON, events) before the byte-stream writer, so that a method without
  *   `@Produces` returning a generator offers JSON first. Text comes before JSON so
  *   that, when only a wildcard is acceptable, a string entity is sent as `text/plain` (as in
@@ -45,6 +46,7 @@ export function defaultProviders(resolveJsonOptions?: (type: TypeToken) => JsonO
   return [
     new BytesReader(),
     new BytesWriter(),
+    new RangeableEntityWriter(),
     new StreamReader(),
     new IterableWriter(resolveJsonOptions),
     new StreamWriter(),

@@ -7,7 +7,7 @@ import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { exceedsDepth, findUnsafeJson } from './json-safety.js';
 import { JsonOptions, replacerFor } from './json-options.js';
 import { readBody } from './read-body.js';
-import { charsetOf, encodingOf, isBinaryType, isJsonMediaType, isRawType, isStreamType } from './type-tokens.js';
+import { charsetOf, encodingOf, isBinaryType, isJsonMediaType, isRangeableType, isRawType, isStreamType } from './type-tokens.js';
 
 export { JsonOptions } from './json-options.js';
 
@@ -117,7 +117,8 @@ export class JsonWriter implements MessageBodyWriter<unknown> {
     if (!isJsonMediaType(mediaType)) return false;
     const charset = charsetOf(mediaType);
     if (encodingOf(charset) !== 'utf8') return false;
-    return !isBinaryType(type) && !isStreamType(type);
+    // A file or bytes served as application/json are sent as they are (RangeableEntityWriter).
+    return !isBinaryType(type) && !isStreamType(type) && !isRangeableType(type);
   }
 
   writeTo(entity: unknown, type: TypeToken, _mediaType?: MediaType, _ctx?: WriteContext): Body {

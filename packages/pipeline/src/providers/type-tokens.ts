@@ -1,6 +1,7 @@
 import { Readable } from 'node:stream';
 import type { MediaType } from '../core/http/media-type.js';
 import type { TypeToken } from '../core/context/contracts.js';
+import { RangeableEntity } from '../core/ranges/rangeable-entity.js';
 
 /**
  * The integer type token (Java's `int`/`long` for parameters): `@QueryParam('page', { type: Int })
@@ -39,6 +40,11 @@ export function isRawType(type: TypeToken): boolean {
 /** Byte containers a writer can send as is (Buffer, any typed array, DataView, ArrayBuffer). */
 export function isBinaryType(type: TypeToken): boolean {
   return isSubtypeOf(type, TypedArray) || isSubtypeOf(type, ArrayBuffer) || isSubtypeOf(type, DataView);
+}
+
+/** Entities of known length answered in byte ranges (`FileBody`, `BytesBody`): bytes, never JSON. */
+export function isRangeableType(type: TypeToken): boolean {
+  return isSubtypeOf(type, RangeableEntity);
 }
 
 /** Primitive wrappers written as their `String()` form by the text writer. */

@@ -36,6 +36,12 @@ const IF_MATCH = {
   'If-Match': "Write only if the user's current ETag is one of these (else 412, RFC 9110 §13.1.1); without it the write goes ahead",
 };
 const IF_NONE_MATCH = { 'If-None-Match': "304 Not Modified when the user's current ETag is one of these (RFC 9110 §13.1.2)" };
+/** What a file download states about its bytes (RFC 9110 §14.3, §8.8). */
+const FILE_HEADERS = {
+  'Accept-Ranges': '`bytes`: a Range request gets a 206 (RFC 9110 §14.3)',
+  ETag: "The file's entity tag (strong: its size and modification time), for If-Range and If-None-Match",
+  'Last-Modified': 'When the file was stored',
+};
 const IDEMPOTENCY_KEY = {
   'Idempotency-Key': {
     description:
@@ -385,12 +391,30 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
     'FilesResource.metadata': { summary: "Get a file's metadata", responses: { 200: { type: OBJECT } } },
     'FilesResource.download': {
       summary: 'Download a file',
+      requestHeaders: {
+        Range: 'Only these bytes (RFC 9110 §14.2), e.g. `bytes=0-1023`, `bytes=1024-`, `bytes=-500`, or several: 206',
+        'If-Range':
+          "Serve the Range only if this ETag or Last-Modified is still the file's; otherwise 200 with all of it (RFC 9110 §13.1.5)",
+        'If-None-Match': "304 Not Modified when the file's ETag is one of these (RFC 9110 §13.1.2)",
+      },
       responses: {
         200: {
           type: { type: 'string', contentMediaType: 'application/octet-stream' },
           mediaTypes: ['application/octet-stream'],
-          headers: { 'Content-Disposition': 'The file name (RFC 6266)' },
+          headers: { 'Content-Disposition': 'The file name (RFC 6266)', ...FILE_HEADERS },
         },
+        206: {
+          description: 'The bytes asked for with Range: one range, or several as multipart/byteranges',
+          type: { type: 'string', contentMediaType: 'application/octet-stream' },
+          mediaTypes: ['application/octet-stream', 'multipart/byteranges'],
+          headers: {
+            'Content-Range': 'Which bytes of how many (one range)',
+            'Content-Disposition': 'The file name (RFC 6266)',
+            ...FILE_HEADERS,
+          },
+        },
+        304: { description: 'Not Modified (If-None-Match)', headers: { ETag: FILE_HEADERS.ETag } },
+        416: error('No byte of the file is in the Range', { 'Content-Range': '`bytes */<size>`: the file has <size> bytes' }),
       },
     },
     'AsyncUsersResource.submit': {

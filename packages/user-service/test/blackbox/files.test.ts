@@ -73,6 +73,45 @@ describe('files (black box)', () => {
     expect(raw.equals(bytes)).toBe(true);
   });
 
+  it('answers byte ranges of a download (RFC 9110 §14): 206, multipart/byteranges, 416, If-Range, and 304 by ETag', async () => {
+    const [id, bytes] = [...uploaded][0]!;
+    const url = `${server.url}/api/files/${id}/download`;
+    const whole = await fetch(url);
+    expect(whole.headers.get('accept-ranges')).toBe('bytes');
+    const etag = whole.headers.get('etag')!;
+    expect(etag).toMatch(/^"[^"]+"$/);
+    await whole.arrayBuffer();
+
+    const part = await fetch(url, { headers: { range: 'bytes=10-19' } });
+    expect(part.status).toBe(206);
+    expect(part.headers.get('content-range')).toBe(`bytes 10-19/${bytes.length}`);
+    expect(part.headers.get('content-disposition')).toMatch(/^attachment;/);
+    expect(Buffer.from(await part.arrayBuffer()).equals(bytes.subarray(10, 20))).toBe(true);
+
+    const several = await fetch(url, { headers: { range: 'bytes=0-9,-10' } });
+    expect(several.status).toBe(206);
+    expect(several.headers.get('content-type')).toMatch(/^multipart\/byteranges; boundary=/);
+    const body = Buffer.from(await several.arrayBuffer());
+    expect(body.includes(bytes.subarray(0, 10))).toBe(true);
+    expect(body.includes(bytes.subarray(bytes.length - 10))).toBe(true);
+
+    const none = await fetch(url, { headers: { range: `bytes=${bytes.length}-` } });
+    expect(none.status).toBe(416);
+    expect(none.headers.get('content-range')).toBe(`bytes */${bytes.length}`);
+    expect(await none.json()).toMatchObject({ status: 416, error: 'Range Not Satisfiable' });
+
+    const fresh = await fetch(url, { headers: { range: 'bytes=0-9', 'if-range': etag } });
+    expect(fresh.status).toBe(206);
+    await fresh.arrayBuffer();
+    const stale = await fetch(url, { headers: { range: 'bytes=0-9', 'if-range': '"stale"' } });
+    expect(stale.status).toBe(200);
+    expect(Buffer.from(await stale.arrayBuffer()).equals(bytes)).toBe(true);
+
+    const notModified = await fetch(url, { headers: { 'if-none-match': etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get('etag')).toBe(etag);
+  });
+
   it('accepts exactly UPLOAD_MAX_BYTES', async () => {
     const bytes = binaryContent(MAX);
     const r = await upload(server, [filePart(bytes, 'max.bin', 'application/octet-stream')]);

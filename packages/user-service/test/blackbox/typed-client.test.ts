@@ -27,6 +27,7 @@ import {
   type ClientRequestContext,
   type ClientRequestFilter,
   type Contract,
+  withCallOptions,
 } from '@jaxrs-node/pipeline/client';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../../src/http/bindings.js';
 import { AsyncUsersResource } from '../../src/http/resources/async-resource.js';
@@ -229,6 +230,11 @@ describe('the service through typed clients of its own resource classes (black b
       const download = await files.responseProxy(FilesResource).download(String(record.id));
       expect(download.status).toBe(200);
       expect(Buffer.compare(await download.readEntity(Buffer), content)).toBe(0);
+      // A byte range of it (RFC 9110 §14): the per-call range option, and the 206's Content-Range.
+      const part = await withCallOptions(files.responseProxy(FilesResource), { range: { start: 20, end: 39 } }).download(String(record.id));
+      expect(part.status).toBe(206);
+      expect(part.contentRange).toEqual({ start: 20, end: 39, length: content.length });
+      expect(Buffer.compare(await part.readEntity(Buffer), content.subarray(20, 40))).toBe(0);
     } finally {
       await files.close();
     }

@@ -7,6 +7,8 @@ import { Buffer } from 'node:buffer';
 import { pipeline, Readable } from 'node:stream';
 import type { Exchange } from '../internal/exchange.js';
 import { lingerOnClose } from './linger.js';
+import { sendRangeable } from './send-ranges.js';
+import { RangeableBody } from '../ranges/rangeable-body.js';
 import type { Body } from '../context/contracts.js';
 import type { Response } from '../http/response.js';
 import type { Step } from '../util/thenable.js';
@@ -18,14 +20,20 @@ export function noBodyStatus(status: number): boolean {
 
 /** Puts the response on the wire: one writeHead + one end for bytes, a pipe with backpressure for streams. */
 export function send(ex: Exchange, response: Response, body: Body | undefined): Step {
-  const res = ex.rawResponse;
   const headers = response.headers;
-  const status = response.status;
   if (unreadBody(ex)) {
     headers.connection = 'close';
     lingerOnClose(ex.raw);
   } else if (ex.rt.state.closing) headers.connection = 'close';
   if (ex.trace !== undefined) headers['x-pipeline-trace'] = ex.trace.join(', ');
+  return sendBody(ex, response, body);
+}
+
+/** The body part of {@link send}, past the `connection` and trace headers (also the continuation of send-ranges.ts). */
+function sendBody(ex: Exchange, response: Response, body: Body | undefined): Step {
+  const res = ex.rawResponse;
+  const headers = response.headers;
+  const status = response.status;
   const noBody = noBodyStatus(status);
   if (body === undefined || noBody) {
     if (body instanceof Readable) body.destroy();
@@ -47,6 +55,8 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
     ex.rt.finish(ex, status);
     return;
   }
+  // Only a stream body can be a rangeable entity's: the byte and string paths above pay nothing for ranges.
+  if (body instanceof RangeableBody) return sendRangeable(ex, response, body, sendBody);
   return sendStream(ex, response, body);
 }
 

@@ -5,7 +5,7 @@ import { effectiveResource, type MethodMeta } from '../../core/model/metadata.js
 import { Response, ResponseBuilder } from '../../core/http/response.js';
 import { joinPaths } from '../../core/routing/path-template.js';
 import { parseMediaType } from '../../core/http/media-type.js';
-import { isBinaryType, isJsonMediaType, isStreamType } from '../../providers/type-tokens.js';
+import { isBinaryType, isJsonMediaType, isRangeableType, isStreamType } from '../../providers/type-tokens.js';
 import { RolesAllowed } from '../security/annotations.js';
 import { DenyAllFilter, RolesAllowedFeature } from '../security/roles-allowed-feature.js';
 import { mergeSchemas } from './json-schema.js';
@@ -108,7 +108,7 @@ function mediaTypesOf(list: readonly string[] | undefined): string[] | undefined
 function defaultMediaType(type: unknown): string {
   if (type === String || type === Number || type === Boolean || type === BigInt) return 'text/plain';
   if (type === URLSearchParams) return 'application/x-www-form-urlencoded';
-  if (typeof type === 'function' && (isBinaryType(type) || isStreamType(type))) return 'application/octet-stream';
+  if (typeof type === 'function' && (isBinaryType(type) || isStreamType(type) || isRangeableType(type))) return 'application/octet-stream';
   return 'application/json';
 }
 

@@ -1,5 +1,5 @@
 import { ownRules, type ConstraintDef } from '../validation/constraints.js';
-import { Int, isBinaryType, isStreamType } from '../../providers/type-tokens.js';
+import { Int, isBinaryType, isRangeableType, isStreamType } from '../../providers/type-tokens.js';
 import { arrayElementType, declaredTypeSchema, ownArrayFields, type JsonSchema } from './decorators.js';
 import { mergeSchemas, orNull } from './json-schema.js';
 
@@ -84,7 +84,8 @@ export class SchemaRegistry {
     if (Array.isArray(type)) return { type: 'array', items: this.forType(type[0]) ?? {} };
     if (type === Array || type === Set) return { type: 'array', items: (element === undefined ? undefined : this.forType(element)) ?? {} };
     if (typeof type === 'object' && type !== null) return { ...(type as JsonSchema) };
-    if (typeof type !== 'function' || BUILT_IN.has(type) || isBinaryType(type) || isStreamType(type)) return undefined;
+    if (typeof type !== 'function' || BUILT_IN.has(type) || isBinaryType(type) || isStreamType(type) || isRangeableType(type))
+      return undefined;
     if (type === URLSearchParams) return { type: 'object', additionalProperties: { type: 'string' } };
     return this.ref(type);
   }

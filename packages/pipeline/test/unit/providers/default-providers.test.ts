@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseMediaType } from '../../../src/core/http/media-type.js';
 import type { MessageBodyReader, MessageBodyWriter, TypeToken } from '../../../src/core/context/contracts.js';
 import { defaultProviders, JsonOptions, JsonWriter } from '../../../src/providers/index.js';
+import { BytesBody, FileBody } from '../../../src/core/ranges/rangeable-entity.js';
 import { mt, writeCtx } from './helpers.js';
 
 const all = defaultProviders();
@@ -12,7 +13,14 @@ const nameOf = (p: unknown): string => (p as { name: string }).name;
 describe('defaultProviders', () => {
   it('lists readers and writers most specific first', () => {
     expect(readers.map(nameOf)).toEqual(['BytesReader', 'StreamReader', 'FormReader', 'TextReader', 'JsonReader']);
-    expect(writers.map(nameOf)).toEqual(['BytesWriter', 'IterableWriter', 'StreamWriter', 'TextWriter', 'JsonWriter']);
+    expect(writers.map(nameOf)).toEqual([
+      'BytesWriter',
+      'RangeableEntityWriter',
+      'IterableWriter',
+      'StreamWriter',
+      'TextWriter',
+      'JsonWriter',
+    ]);
   });
 
   it('declares parseable media types for negotiation', () => {
@@ -43,6 +51,9 @@ describe('defaultProviders', () => {
     expect(first(Object, 'application/json')).toBe('JsonWriter');
     expect(first(String, 'text/plain')).toBe('TextWriter');
     expect(first(Buffer, 'application/json')).toBe('BytesWriter');
+    // A file or bytes of known length are sent as they are, whatever the type (ranges: docs/ranges.md).
+    expect(first(FileBody, 'application/json')).toBe('RangeableEntityWriter');
+    expect(writers.filter((w) => w.isWriteable(BytesBody, mt('application/json'))).map(nameOf)).toEqual(['RangeableEntityWriter']);
     function* g(): Generator<string> {
       yield 'x';
     }

@@ -11,7 +11,6 @@
  * orphans older than {@link SHARED_ORPHAN_AGE_MS}: a younger one may be an upload another
  * instance is still receiving or about to commit.
  */
-import type { ReadStream } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
@@ -19,6 +18,7 @@ import type { Readable } from 'node:stream';
 import type { RecordStore, StoredRecord } from '../../storage/record-store.js';
 import { contentDisposition, fileNotFound, parseFileId } from './metadata.js';
 import { formatTimestamp } from '../users/model.js';
+import { FileBody } from '@jaxrs-node/pipeline';
 import { readMultipart, type MultipartBody, type MultipartLimits } from '@jaxrs-node/pipeline/multipart';
 import { DEFAULT_UPLOAD_LIMITS, multipartLimits, receiveUpload, toUploadError, type UploadLimits } from './uploads.js';
 
@@ -53,11 +53,15 @@ export interface FileStoreOptions extends Partial<UploadLimits> {
   store: RecordStore;
 }
 
-/** A file opened for download. The caller must consume or destroy `stream` (it holds a descriptor). */
+/**
+ * A file found for download: its record and its content as the pipeline's `FileBody` (statted,
+ * holding no descriptor), which answers `Range` requests (206, multipart/byteranges, 416) and
+ * `If-Range`, and is opened only when the response is sent.
+ */
 export interface OpenedFile {
   record: FileRecord;
-  stream: ReadStream;
-  /** Size on disk, from fstat of the opened descriptor. */
+  file: FileBody;
+  /** Size on disk, from the stat. */
   size: number;
 }
 
@@ -71,7 +75,7 @@ const DEMO_CONTENT = 'Welcome to the user service.\nThis file was created by the
  * const files = new FileStore({ dir: './data', store });
  * await files.init();
  * const record = await files.receive(parts);                // 201 body (parts: the request's MultipartBody)
- * const { stream, size } = await files.open(params.id);     // download
+ * const { file, record } = await files.open(params.id);    // download: return file (a FileBody)
  * ```
  */
 export class FileStore {
@@ -153,21 +157,16 @@ export class FileStore {
   }
 
   /**
-   * Opens file `rawId` for download. The path is built from the parsed integer id only, so no
-   * input can name a file outside `${dir}/files`. Opening before answering means a missing
-   * content file fails here (ENOENT, a 500: the store is damaged), not after the headers went out.
+   * Finds file `rawId` for download. The path is built from the parsed integer id only, so no
+   * input can name a file outside `${dir}/files`. Statting before answering means a missing
+   * content file fails here (ENOENT, a 500: the store is damaged), not after the headers went out;
+   * the pipeline opens it when it sends the response and checks that it is still the same file.
    * @throws NotFoundError for an unknown or malformed id.
    */
   async open(rawId: string | number): Promise<OpenedFile> {
     const record = this.get(rawId);
-    const handle = await open(this.path(record.id, 'bin'), 'r');
-    try {
-      const { size } = await handle.stat();
-      return { record, size, stream: handle.createReadStream() };
-    } catch (error) {
-      await handle.close();
-      throw error;
-    }
+    const file = await FileBody.fromPath(this.path(record.id, 'bin'));
+    return { record, file, size: file.length };
   }
 
   /** See {@link contentDisposition}. */
@@ -230,12 +229,12 @@ export class FileStore {
 
 /**
  * Response headers for a download (`docs/api.md` rule 21: `application/octet-stream`, `attachment`). `nosniff`
- * stops browsers from rendering uploaded HTML (OWASP File Upload Cheat Sheet).
+ * stops browsers from rendering uploaded HTML (OWASP File Upload Cheat Sheet). No `Content-Length`:
+ * the pipeline sets it for the bytes it sends (the whole file, or the ranges asked for).
  */
-export function downloadHeaders(file: Pick<OpenedFile, 'record' | 'size'>): Record<string, string> {
+export function downloadHeaders(file: Pick<OpenedFile, 'record'>): Record<string, string> {
   return {
     'content-type': 'application/octet-stream',
-    'content-length': String(file.size),
     'content-disposition': contentDisposition(file.record.filename),
     'x-content-type-options': 'nosniff',
   };

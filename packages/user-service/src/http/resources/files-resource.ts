@@ -1,5 +1,17 @@
 import { inject, injectable } from 'tsyringe';
-import { ApiTags, Consumes, Context, GET, Path, PathParam, POST, Produces, Response, UriInfo } from '@jaxrs-node/pipeline';
+import {
+  ApiTags,
+  Consumes,
+  ContainerRequestContext,
+  Context,
+  GET,
+  Path,
+  PathParam,
+  POST,
+  Produces,
+  Response,
+  UriInfo,
+} from '@jaxrs-node/pipeline';
 import { MultipartBody } from '@jaxrs-node/pipeline/multipart';
 import { downloadHeaders, type FileRecord, type FileStore } from '../../domain/files/service.js';
 import { UploadLimited } from '../bindings.js';
@@ -7,7 +19,7 @@ import { TOKENS } from '../di-tokens.js';
 
 /**
  * Uploads (multipart, read part by part by the pipeline's multipart reader, streamed to
- * `DATA_DIR`) and downloads (streamed, attachment, nosniff). The reader checks the media type,
+ * `DATA_DIR`) and downloads (a `FileBody`: attachment, nosniff, byte ranges). The reader checks the media type,
  * boundary and declared length before the method runs (415 / 400 / 413) and holds every part to
  * the upload limits while it streams (413 / 400, never a silently truncated file).
  */
@@ -35,11 +47,19 @@ export class FilesResource {
     return this.files.get(id);
   }
 
+  /**
+   * The file's bytes as a `FileBody`: the pipeline answers `Range` (206, multipart/byteranges, 416)
+   * and `If-Range` (RFC 9110 §14), with the file's `ETag` and `Last-Modified`; `If-None-Match` /
+   * `If-Modified-Since` give 304 (§13.2.2, evaluated before any Range).
+   */
   @GET('{id}/download')
-  async download(@PathParam('id') id: string): Promise<Response> {
-    const file = await this.files.open(id);
-    const r = Response.ok(file.stream);
-    for (const [k, v] of Object.entries(downloadHeaders(file))) r.header(k, v);
+  async download(@PathParam('id') id: string, @Context() request: ContainerRequestContext): Promise<Response> {
+    const { record, file } = await this.files.open(id);
+    const headers = downloadHeaders({ record });
+    const notModified = request.evaluatePreconditions({ tag: file.entityTag, lastModified: file.lastModified });
+    if (notModified !== undefined) return notModified;
+    const r = Response.ok(file);
+    for (const [k, v] of Object.entries(headers)) r.header(k, v);
     return r.build();
   }
 }
