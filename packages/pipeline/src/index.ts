@@ -7,7 +7,7 @@
 import 'reflect-metadata';
 
 export { Application, defaultErrorBody } from './core/server/application.js';
-export type { ApplicationOptions, CloseResult } from './core/server/application.js';
+export type { ApplicationOptions, CloseOptions, CloseResult } from './core/server/application.js';
 export type { RegistrationOptions } from './core/build/build.js';
 export { DEFAULT_LIMITS } from './core/internal/defaults.js';
 export type { PipelineLimits } from './core/internal/defaults.js';

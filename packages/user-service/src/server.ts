@@ -238,7 +238,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     errorFormat: 'negotiate',
     problemBody: serviceProblemBody,
     logger: logError,
-    limits: { bodyLimit: config.bodyLimitBytes, shutdownDeadline: config.shutdownDeadlineMs },
+    limits: { bodyLimit: config.bodyLimitBytes, shutdownDeadline: config.shutdownDeadlineMs, shutdownDelay: config.shutdownDelayMs },
   });
   app.build();
 

@@ -47,6 +47,7 @@ import { container as rootContainer, injectable } from 'tsyringe';
  * | `maxHeaderSize`               | 8 KiB   | 16 KiB          | 431 from node:http             |
  * | `maxRequestsPerSocket`        | 100     | 0 (unlimited)   | socket closed after the 100th  |
  * | `shutdownDeadline`            | 3 s     | 10 s            | `close()` cuts what is left    |
+ * | `shutdownDelay`               | 0       | 0               | (served as usual, ready DOWN)  |
  * | `sendTimeout`                 | 20 s    | 60 s            | a stalled connection is cut    |
  */
 export const LIMITS: Readonly<PipelineLimits> = Object.freeze({
@@ -65,6 +66,8 @@ export const LIMITS: Readonly<PipelineLimits> = Object.freeze({
   maxRequestsPerSocket: 100,
   // Below the orchestrator's grace period (Kubernetes: 30 s) so we exit before SIGKILL.
   shutdownDeadline: 3_000,
+  // Behind Kubernetes, a few seconds: readiness DOWN while still serving, before the close (docs/health.md).
+  shutdownDelay: 0,
   // A client that stops reading (or sending) for 20 s mid-request loses its connection: it can
   // no longer pin a socket, its buffers and a streamed body's producer.
   sendTimeout: 20_000,

@@ -42,7 +42,7 @@ function testRuntime(readers: readonly MessageBodyReader[], writers: readonly Me
     errorBody: defaultErrorBody,
     logError: () => undefined,
     tracing: false,
-    state: { inflight: 0, closing: false, onIdle: undefined },
+    state: { inflight: 0, closing: false, stopping: false, onIdle: undefined },
     finish: () => undefined,
   };
 }

@@ -20,6 +20,14 @@ export interface PipelineLimits {
   /** Graceful close: how long in-flight requests may take before connections are cut, ms. */
   shutdownDeadline: number;
   /**
+   * Graceful close, first phase: for this long after `close()` is called the application keeps
+   * serving every request as usual (new connections too) while readiness reports the close
+   * (`HealthFeature`: `draining` DOWN), so a load balancer or Kubernetes takes it out of rotation
+   * before it stops accepting; then the close proper begins, with its own `shutdownDeadline`.
+   * Quarkus calls this the shutdown delay. Default 0 (none), ms.
+   */
+  shutdownDelay: number;
+  /**
    * `server.timeout`: a connection with a request in flight on which no byte moves, in either
    * direction, for this long is cut, ms (0 = never). Stops a client that never reads its response
    * from holding the connection, its buffers and its producer forever; a streamed body already
@@ -37,6 +45,7 @@ export const DEFAULT_LIMITS: Readonly<PipelineLimits> = Object.freeze({
   maxHeaderSize: 16 * 1024,
   maxRequestsPerSocket: 0,
   shutdownDeadline: 10_000,
+  shutdownDelay: 0,
   sendTimeout: 60_000,
 });
 

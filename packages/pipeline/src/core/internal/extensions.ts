@@ -182,11 +182,11 @@ export function whenClosing(rt: Runtime, hook: () => void): () => void {
 }
 
 /**
- * Whether the application that took `request` is closing (`Application.close()` has begun);
- * false for a context the application did not make (a test's own).
+ * Whether the application that took `request` is closing (`Application.close()` was called, its
+ * shutdown delay included); false for a context the application did not make (a test's own).
  */
 export function applicationClosing(request: object): boolean {
-  return (request as Partial<Exchange>).rt?.state.closing === true;
+  return (request as Partial<Exchange>).rt?.state.stopping === true;
 }
 
 /** Runs (and forgets) every {@link whenClosing} hook of `rt`; a failing hook is logged, the others still run. */

@@ -39,7 +39,11 @@ export interface Runtime {
   readonly tracing: boolean;
   /** `ApplicationOptions.basePath` (validated: `/api`), or undefined: resources match below it. */
   readonly basePath?: string | undefined;
-  readonly state: { inflight: number; closing: boolean; onIdle: (() => void) | undefined };
+  /**
+   * `closing`: the close proper has begun (new requests get 503). `stopping`: `close()` was called
+   * (set first, during the shutdown delay too): readiness reports it.
+   */
+  readonly state: { inflight: number; closing: boolean; stopping: boolean; onIdle: (() => void) | undefined };
   /** `RequestListener` providers in priority order; undefined when there are none (the usual case). */
   readonly listeners?: readonly RequestListener[] | undefined;
   /**

@@ -181,7 +181,7 @@ export class Application {
     // Every problem of the model at once (Jersey's ModelValidationException): errors throw here.
     problems.finish(this.options.strict === true, this.options.onWarning ?? defaultOnWarning);
     const logError = this.options.logger ?? defaultLogger;
-    const state: Runtime['state'] = { inflight: 0, closing: false, onIdle: undefined };
+    const state: Runtime['state'] = { inflight: 0, closing: false, stopping: false, onIdle: undefined };
     this.routesBuilt = model.routes;
     this.rt = {
       router: model.router,
@@ -306,9 +306,21 @@ export class Application {
    * flushing it is never treated as idle, only the deadline cuts it. Resolves with how it went, so
    * a process can exit non-zero when the deadline had to cut connections. Idempotent.
    */
-  close(deadlineMs = this.limits.shutdownDeadline): Promise<CloseResult> {
+  close(deadlineMs = this.limits.shutdownDeadline, options: CloseOptions = {}): Promise<CloseResult> {
     if (this.closing !== undefined) return this.closing;
     const rt = this.build().rt!;
+    const delay = options.delayMs ?? this.limits.shutdownDelay;
+    if (delay > 0) {
+      // The shutdown delay: served as usual, readiness already DOWN; then the close proper.
+      rt.state.stopping = true;
+      const proper = new Promise<void>((r) => setTimeout(r, delay)).then(() => {
+        this.closing = undefined;
+        return this.close(deadlineMs, { delayMs: 0 });
+      });
+      this.closing = proper;
+      return proper;
+    }
+    rt.state.stopping = true;
     rt.state.closing = true;
     // Long-lived responses (event streams) end now instead of holding the close until its deadline.
     runClosingHooks(rt);
@@ -382,6 +394,12 @@ export interface ListenSocketOptions {
   reusePort?: boolean;
   /** In a `node:cluster` worker, bind the socket in this process instead of sharing the primary's. */
   exclusive?: boolean;
+}
+
+/** How {@link Application.close} proceeds. */
+export interface CloseOptions {
+  /** The shutdown delay of this close, replacing `limits.shutdownDelay` (see {@link PipelineLimits.shutdownDelay}), ms. */
+  delayMs?: number;
 }
 
 /** How a {@link Application.close} went. */

@@ -338,7 +338,8 @@ async function runWorker(createApp: ApplicationFactory, config: WorkerConfig, op
     }
     const socket: ListenSocketOptions = config.mode === 'reusePort' ? { reusePort: true, exclusive: true } : {};
     const address = await app.listen(config.port, config.host, socket);
-    const deadline = options.shutdownDeadline ?? app.limits.shutdownDeadline;
+    // The supervisor's kill timer must outlast the shutdown delay and the drain together.
+    const deadline = (options.shutdownDeadline ?? app.limits.shutdownDeadline) + app.limits.shutdownDelay;
     process.send!({ type: READY, port: address.port, deadline } satisfies WorkerMessage);
     return { role: 'worker', app, address };
   } catch (error) {

@@ -69,6 +69,8 @@ export interface AppConfig {
   readonly bodyLimitBytes: number;
   readonly cors: CorsConfig;
   readonly shutdownDeadlineMs: number;
+  /** `SHUTDOWN_DELAY_MS`: served as usual, readiness DOWN, before the close begins (`limits.shutdownDelay`). */
+  readonly shutdownDelayMs: number;
   readonly logRequests: boolean;
   /** OpenTelemetry traces through `@jaxrs-node/pipeline/otel` (needs `@opentelemetry/api` installed). */
   readonly tracing: boolean;
@@ -235,6 +237,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
       headers: r.text('CORS_HEADERS', D.CORS_HEADERS, header),
     },
     shutdownDeadlineMs: r.int('SHUTDOWN_DEADLINE_MS', D.SHUTDOWN_DEADLINE_MS, 0, 600_000),
+    shutdownDelayMs: r.int('SHUTDOWN_DELAY_MS', D.SHUTDOWN_DELAY_MS, 0, 600_000),
     logRequests: r.bool('LOG_REQUESTS', D.LOG_REQUESTS),
     tracing: r.bool('TRACING', D.TRACING),
   };

@@ -30,6 +30,7 @@ export const DEFAULTS = {
   CORS_METHODS: 'GET, POST, PUT, DELETE',
   CORS_HEADERS: 'X-API-Key, Content-Type',
   SHUTDOWN_DEADLINE_MS: 10_000,
+  SHUTDOWN_DELAY_MS: 0,
   LOG_REQUESTS: true,
   TRACING: false,
 } as const;
@@ -156,6 +157,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
     name: 'SHUTDOWN_DEADLINE_MS',
     default: String(D.SHUTDOWN_DEADLINE_MS),
     description: 'On SIGTERM/SIGINT, time in-flight requests get before connections are closed (0-600000).',
+  },
+  {
+    name: 'SHUTDOWN_DELAY_MS',
+    default: String(D.SHUTDOWN_DELAY_MS),
+    description:
+      'On SIGTERM/SIGINT, time the service keeps serving as usual with `/api/health/ready` answering 503 before the close begins, so a load balancer stops sending to it (0-600000).',
   },
   {
     name: 'LOG_REQUESTS',

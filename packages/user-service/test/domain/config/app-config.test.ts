@@ -50,6 +50,7 @@ describe('loadConfig defaults', () => {
       bodyLimitBytes: 1024 * 1024,
       cors: { origin: '*', methods: 'GET, POST, PUT, DELETE', headers: 'X-API-Key, Content-Type' },
       shutdownDeadlineMs: 10_000,
+      shutdownDelayMs: 0,
       logRequests: true,
       tokenSecretSource: 'generated',
     });
