@@ -98,8 +98,13 @@ function maxAge(cacheControl: string | undefined): number | undefined {
 export class RemoteKeySet {
   private keys: readonly VerificationKey[] | undefined;
   private expiresAt = 0;
-  /** When the last fetch started (success or not): the cool-down counts from it. */
-  private lastAttempt = Number.NEGATIVE_INFINITY;
+  /**
+   * When the last refetch for an unknown `kid` started, and when the last fetch failed: the
+   * cool-down counts from each. A scheduled fetch (first use, expiry) does not start it, so the
+   * first token signed with a key rotated in right after a fetch is not refused for 30 s.
+   */
+  private lastKidRefetch = Number.NEGATIVE_INFINITY;
+  private lastFailure = Number.NEGATIVE_INFINITY;
   private inflight: Promise<void> | undefined;
 
   constructor(
@@ -110,30 +115,30 @@ export class RemoteKeySet {
   ) {}
 
   /**
-   * The keys that may verify a token naming `kid` (every key when it names none). Refetches when
-   * the cached set expired, or when `kid` is unknown and the cool-down allows; a request that
-   * comes while a fetch is under way waits for that one.
+   * The keys that may verify a token naming `kid` (every key when it names none). Fetches when
+   * the cached set expired, and refetches when `kid` is unknown, at most once per cool-down; a
+   * request that comes while a fetch is under way waits for that one.
    * @throws JwtKeySetUnavailableError when no key set could be fetched yet.
    */
   async candidates(kid: string | undefined): Promise<readonly VerificationKey[]> {
-    if (this.keys === undefined || this.now() >= this.expiresAt) await this.refresh();
+    if (this.keys === undefined || this.now() >= this.expiresAt) await this.refresh(false);
     let found = select(this.usable(), kid);
-    if (found.length === 0 && kid !== undefined && (this.inflight !== undefined || this.cooledDown())) {
+    if (found.length === 0 && kid !== undefined && (this.inflight !== undefined || this.cooledDown(this.lastKidRefetch))) {
       // Rotation: the issuer may have published a key we have not seen yet (OpenID Connect Core §10.1.1).
-      await this.refresh();
+      await this.refresh(true);
       found = select(this.usable(), kid);
     }
     return found;
   }
 
-  private cooledDown(): boolean {
-    return this.now() - this.lastAttempt >= this.settings.cooldownSeconds * 1000;
+  private cooledDown(since: number): boolean {
+    return this.now() - since >= this.settings.cooldownSeconds * 1000;
   }
 
-  /** Joins the fetch under way, or starts one unless within the cool-down; keeps the previous set when a fetch fails. */
-  private async refresh(): Promise<void> {
-    if (this.inflight === undefined && this.cooledDown()) {
-      this.lastAttempt = this.now();
+  /** Joins the fetch under way, or starts one unless a cool-down forbids; keeps the previous set when a fetch fails. */
+  private async refresh(forUnknownKid: boolean): Promise<void> {
+    if (this.inflight === undefined && this.cooledDown(this.lastFailure) && (!forUnknownKid || this.cooledDown(this.lastKidRefetch))) {
+      if (forUnknownKid) this.lastKidRefetch = this.now();
       this.inflight = this.fetchOnce()
         .then(({ keys, ttlSeconds }) => {
           this.keys = keys;
@@ -144,6 +149,7 @@ export class RemoteKeySet {
           // The previous set, if any, stays in use (RFC 5861's stale-if-error): an outage of the
           // issuer should not log everybody out. Retried after the cool-down.
           this.lastError = e;
+          this.lastFailure = this.now();
         })
         .finally(() => {
           this.inflight = undefined;
