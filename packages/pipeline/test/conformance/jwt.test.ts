@@ -13,6 +13,7 @@ import {
   Context,
   GET,
   JwtAuthFilter,
+  NameBinding,
   Path,
   PermitAll,
   RolesAllowed,
@@ -218,5 +219,41 @@ describe.each(TRANSPORTS)('JwtAuthFilter with scope and a custom principal claim
   it('reads the principal from email and the roles from a space-separated scope', async () => {
     const token = signJwt('ES256', es.signing, { email: 'ada@example.com', scope: 'read USER  ADMIN', exp: nowS() + 60 }, { kid: 'es-1' });
     expect((await send({ url: '/api/me', headers: bearer(token) })).json()).toMatchObject({ name: 'ada@example.com', admin: true });
+  });
+});
+
+const Jwt = NameBinding('Jwt');
+@Jwt()
+class BoundJwtFilter extends JwtAuthFilter {}
+
+@Path('/partners')
+@Jwt()
+class Partners {
+  @GET() list(@Context() sc: SecurityContext): unknown {
+    return { who: sc.principal?.name };
+  }
+}
+
+@Path('/open')
+class Open {
+  @GET() get(): unknown {
+    return { open: true };
+  }
+}
+
+describe.each(TRANSPORTS)('JwtAuthFilter bound by name to some resources (%s)', (transport) => {
+  const send = serveForSuite(
+    transport,
+    () =>
+      new Application({
+        resources: [Partners, Open],
+        providers: [new BoundJwtFilter({ algorithms: ['RS256'], keys: [rsa.verifying], required: true })],
+      }),
+  );
+
+  it('runs on the bound resource only', async () => {
+    expect((await send('/partners')).status).toBe(401);
+    expect((await send({ url: '/partners', headers: bearer(signJwt('RS256', rsa.signing, claims())) })).json()).toEqual({ who: 'alice' });
+    expect((await send('/open')).json()).toEqual({ open: true });
   });
 });
