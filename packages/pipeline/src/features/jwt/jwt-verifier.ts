@@ -226,7 +226,7 @@ export class JwtVerifier {
     for (const key of candidates) {
       if (!key.algorithms.has(alg)) continue;
       matched = true;
-      if (verifySignature(alg, key, input, signature)) return { header: header as JwtHeader, payload };
+      if (verifies(alg, key, input, signature)) return { header: header as JwtHeader, payload };
     }
     throw new JwtVerificationError(matched ? 'signature' : 'no-key');
   }
@@ -262,6 +262,15 @@ export class JwtVerifier {
     for (const name of ['iss', 'sub', 'jti'] as const) {
       if (claims[name] !== undefined && typeof claims[name] !== 'string') throw new JwtVerificationError('claim-type');
     }
+  }
+}
+
+/** OpenSSL may throw rather than answer false on a signature it cannot parse: either way it does not verify. */
+function verifies(alg: JwtAlgorithm, key: VerificationKey, input: Buffer, signature: Buffer): boolean {
+  try {
+    return verifySignature(alg, key, input, signature);
+  } catch {
+    return false;
   }
 }
 

@@ -54,7 +54,7 @@ export class ExternalTokens {
     try {
       const claims = await this.#verifier.verify(token);
       const roles: unknown = claims['roles'] ?? [];
-      if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string')) throw new InvalidTokenError('claims');
+      if (!Array.isArray(roles) || !roles.every((r) => typeof r === 'string') || claims.sub === '') throw new InvalidTokenError('claims');
       return { name: `${EXTERNAL_PRINCIPAL_PREFIX}${claims.sub!}`, roles: roles as string[] };
     } catch (e) {
       if (e instanceof JwtVerificationError) throw new InvalidTokenError(e.failure === 'expired' ? 'expired' : 'signature');
