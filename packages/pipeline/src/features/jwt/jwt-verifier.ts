@@ -99,6 +99,9 @@ function normalType(typ: string): string {
 
 const NUMERIC_CLAIMS = ['exp', 'nbf', 'iat'] as const;
 
+/** Keys tried for one token; more only when the keys have `kid`s and the token names one. */
+const MAX_KEYS_TRIED = 5;
+
 /**
  * Verifies JWTs. Holds only configuration and the key cache: one instance serves every request
  * concurrently. Construction checks every option (throws {@link JwtConfigurationError}).
@@ -222,12 +225,15 @@ export class JwtVerifier {
     const input = Buffer.from(token.slice(0, dot2), 'latin1');
     // The kid only selects among keys we hold: it is compared, never used in a path or a URL.
     const candidates = await this.candidates(kid);
-    let matched = false;
+    let tried = 0;
     for (const key of candidates) {
       if (!key.algorithms.has(alg)) continue;
-      matched = true;
+      // Without a kid every fitting key is a candidate: bounded, so that a key set of hundreds of
+      // keys cannot make one request cost hundreds of signature checks.
+      if (++tried > MAX_KEYS_TRIED) break;
       if (verifies(alg, key, input, signature)) return { header: header as JwtHeader, payload };
     }
+    const matched = tried > 0;
     throw new JwtVerificationError(matched ? 'signature' : 'no-key');
   }
 

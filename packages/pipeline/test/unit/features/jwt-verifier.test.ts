@@ -332,3 +332,26 @@ describe('configuration is checked at construction', () => {
     expect(createPublicKey(pem).equals(rsa.verifying)).toBe(true);
   });
 });
+
+describe('a token without kid', () => {
+  it('is tried against at most 5 fitting keys', async () => {
+    const k = keyFor('HS256');
+    const others = Array.from({ length: 5 }, () => createSecretKey(randomBytes(32)));
+    const token = signJwt('HS256', k.signing, claims());
+    expect((await new JwtVerifier({ algorithms: ['HS256'], keys: [...others.slice(0, 4), k.verifying], clock }).verify(token)).sub).toBe(
+      'alice',
+    );
+    expect(await failure(new JwtVerifier({ algorithms: ['HS256'], keys: [...others, k.verifying], clock }).verify(token))).toBe(
+      'signature',
+    );
+    // With a kid, the key is found however many there are.
+    const named = [
+      ...others.map((o, i) => ({ kty: 'oct', k: o.export().toString('base64url'), kid: `o${i}` })),
+      { kty: 'oct', k: k.verifying.export().toString('base64url'), kid: 'mine' },
+    ];
+    expect(
+      (await new JwtVerifier({ algorithms: ['HS256'], keys: named, clock }).verify(signJwt('HS256', k.signing, claims(), { kid: 'mine' })))
+        .sub,
+    ).toBe('alice');
+  });
+});
