@@ -257,3 +257,33 @@ describe.each(TRANSPORTS)('JwtAuthFilter bound by name to some resources (%s)', 
     expect((await send('/open')).json()).toEqual({ open: true });
   });
 });
+
+describe.each(TRANSPORTS)('JwtAuthFilter with a key set that hangs (%s)', (transport) => {
+  let hanging: Server;
+  let url = '';
+  beforeAll(async () => {
+    hanging = createServer(() => undefined);
+    await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
+    url = `http://127.0.0.1:${(hanging.address() as AddressInfo).port}/jwks`;
+  });
+  afterAll(async () => {
+    hanging.closeAllConnections();
+    await new Promise((r) => hanging.close(r));
+  });
+  const send = serveForSuite(
+    transport,
+    () =>
+      new Application({
+        resources: [Reports],
+        providers: [new JwtAuthFilter({ algorithms: ['ES256'], jwksUrl: url, jwks: { timeoutMs: 300 } }), new RolesAllowedFeature()],
+      }),
+  );
+
+  it('the request gets 503 at the fetch deadline instead of waiting', async () => {
+    const started = performance.now();
+    const res = await send({ url: '/api/me', headers: bearer(signJwt('ES256', es.signing, claims(), { kid: 'es-1' })) });
+    expect(res.status).toBe(503);
+    expect(res.json()).toMatchObject({ code: 'PIPE_JWT_KEYS_UNAVAILABLE' });
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
