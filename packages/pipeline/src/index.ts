@@ -180,6 +180,27 @@ export type {
 export { DenyAll, DenyAllFilter, PermitAll, RolesAllowed, RolesAllowedFeature, RolesAllowedFilter } from './features/security/index.js';
 export type { Challenge, RolesAllowedFeatureOptions } from './features/security/index.js';
 export {
+  JWT_ALGORITHMS,
+  JwtAuthFilter,
+  JwtConfigurationError,
+  JwtInvalidTokenError,
+  JwtKeySetUnavailableError,
+  JwtVerificationError,
+  JwtVerifier,
+} from './features/jwt/index.js';
+export type {
+  JwksOptions,
+  JwtAlgorithm,
+  JwtAuthOptions,
+  JwtClaims,
+  JwtFailure,
+  JwtHeader,
+  JwtKeyInput,
+  JwtPrincipal,
+  JwtRolesClaim,
+  JwtVerifierOptions,
+} from './features/jwt/index.js';
+export {
   AVAILABLE_CONTENT_CODINGS,
   ContentCodingErrorCode,
   ContentCodingTagFilter,

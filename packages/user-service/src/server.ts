@@ -18,6 +18,7 @@ import { ClientConcurrency, LARGE_DATA_TOTAL } from './domain/limits/client-conc
 import { RateLimiter } from './domain/limits/rate-limit.js';
 import { seedDemoData } from './domain/seed/demo-data.js';
 import { TokenService } from './domain/auth/bearer-tokens.js';
+import { ExternalTokens } from './domain/auth/external-tokens.js';
 import { TRACE_CONTEXT_HEADERS, UpstreamCatalog } from './domain/catalog/upstream.js';
 import { UserService } from './domain/users/service.js';
 import { serviceErrorBody, serviceProblemBody } from './http/error-body.js';
@@ -183,6 +184,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   const sweeper = setInterval(() => void idempotency.sweep().catch((e: unknown) => logError(e, undefined)), 3_600_000);
   sweeper.unref();
   container.register(TOKENS.tokens, { useValue: new TokenService({ secret: config.tokenSecret, ttlSeconds: config.tokenTtlSeconds }) });
+  // JWTs of an external issuer on /api/protected/*, beside our own tokens (JWT_ISSUER, JWT_AUDIENCE, JWKS_URL).
+  const external = config.externalJwt === undefined ? null : new ExternalTokens(config.externalJwt);
+  container.register(TOKENS.externalTokens, { useFactory: () => external });
   // Several instances: an admin login verified on one is remembered on all (the shared secret keys it).
   const remembered = store.shared ? new RememberedLogins(store, config.tokenSecret, (error) => logError(error, undefined)) : undefined;
   container.register(TOKENS.basic, {

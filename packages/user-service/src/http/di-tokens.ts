@@ -10,6 +10,8 @@ export const TOKENS = {
   jobEvents: Symbol('JobEventLogs'),
   idempotency: Symbol('IdempotencyService'),
   tokens: Symbol('TokenService'),
+  /** `ExternalTokens`, or null when no external issuer is configured. */
+  externalTokens: Symbol('ExternalTokens'),
   basic: Symbol('BasicAuthenticator'),
   apiKeys: Symbol('ApiKeyVerifier'),
   rateLimiter: Symbol('RateLimiter'),

@@ -64,7 +64,7 @@ describe('BasicAuthFilter (real BasicAuthenticator)', () => {
 describe('BearerAuthFilter (real TokenService)', () => {
   let now = Date.UTC(2026, 0, 1);
   const tokens = new TokenService({ secret: Buffer.alloc(32, 7), ttlSeconds: 60, clock: () => now });
-  const filter = new BearerAuthFilter(tokens, null);
+  const filter = new BearerAuthFilter(tokens, null, null);
 
   it.each([
     ['no Authorization header', undefined],

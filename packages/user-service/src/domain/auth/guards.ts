@@ -5,7 +5,8 @@
  */
 import { apiKeyForbidden, apiKeyRequired, basicAuthRequired, bearerRequired, type Principal } from './principal.js';
 import type { ApiKeyVerifier, BasicAuthenticator } from './credentials.js';
-import type { TokenService } from './bearer-tokens.js';
+import { InvalidTokenError, type TokenService } from './bearer-tokens.js';
+import type { ExternalTokens } from './external-tokens.js';
 
 /** RFC 6750 §2.1: `Bearer` (case-insensitive), one or more spaces, the token. */
 const BEARER = /^bearer(?: +(.*))?$/is;
@@ -34,14 +35,26 @@ export async function requireBasic(authenticator: BasicAuthenticator, authorizat
 }
 
 /**
- * `/api/protected/*`: a bearer token issued by {@link TokenService.issue}.
+ * `/api/protected/*`: a bearer token issued by {@link TokenService.issue}, or, when an external
+ * issuer is configured, one of its JWTs (tried when the token is not one of ours).
  * @throws {NotAuthorizedError} 401 `Bearer realm=...` when absent; {@link InvalidTokenError}
- *   (401, `error="invalid_token"`) when wrong, tampered or expired.
+ *   (401, `error="invalid_token"`) when wrong, tampered or expired; 503 when the external
+ *   issuer's keys cannot be fetched.
  */
-export function requireBearer(tokens: TokenService, authorization: string | undefined): Principal {
+export function requireBearer(
+  tokens: TokenService,
+  authorization: string | undefined,
+  external?: ExternalTokens | null,
+): Principal | Promise<Principal> {
   const token = readBearerToken(authorization);
   if (token === undefined) throw bearerRequired();
-  return tokens.verify(token);
+  if (external === undefined || external === null) return tokens.verify(token);
+  try {
+    return tokens.verify(token);
+  } catch (e) {
+    if (!(e instanceof InvalidTokenError)) throw e;
+    return external.verify(token);
+  }
 }
 
 /**

@@ -6,6 +6,7 @@
 import { join, resolve } from 'node:path';
 import { LARGE_DATA_TOTAL } from '../limits/client-concurrency.js';
 import { DEFAULTS } from './docs.js';
+import type { ExternalIssuerConfig } from '../auth/external-tokens.js';
 import { loadOrCreateTokenSecret, nodeConfigFs, type ConfigFs, type TokenSecretSource } from './secret.js';
 
 export { CONFIG_DOCS, DEFAULTS, type ConfigDoc } from './docs.js';
@@ -43,6 +44,8 @@ export interface AppConfig {
   readonly tokenSecret: Buffer;
   readonly tokenSecretSource: TokenSecretSource;
   readonly tokenTtlSeconds: number;
+  /** An external issuer whose JWTs `/api/protected/*` accepts (`JWT_ISSUER`, `JWT_AUDIENCE`, `JWKS_URL`: all three or none). */
+  readonly externalJwt: ExternalIssuerConfig | undefined;
   /** 0 means rate limiting is off. */
   readonly rateLimitPerMinute: number;
   /** Failed authentications per client and per account per minute; 0 means no limit. */
@@ -159,6 +162,38 @@ function httpUrl(value: string): string | undefined {
   }
 }
 
+/** A key set fetched in clear text could be swapped by anyone on the path: https, or http to this machine only. */
+function jwksUrl(value: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'is not a valid URL';
+  }
+  const loopback = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i.test(url.hostname);
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && loopback)) return undefined;
+  return 'must be an https URL (plain http only to a loopback host such as 127.0.0.1)';
+}
+
+/** `JWT_ISSUER`, `JWT_AUDIENCE`, `JWKS_URL`: all three or none (two of three would silently accept nothing, or too much). */
+function externalJwt(r: EnvReader): ExternalIssuerConfig | undefined {
+  const names = ['JWT_ISSUER', 'JWT_AUDIENCE', 'JWKS_URL'] as const;
+  const set = names.filter((n) => r.raw(n) !== undefined);
+  if (set.length === 0) return undefined;
+  if (set.length < names.length) {
+    for (const n of names.filter((x) => !set.includes(x)))
+      r.problem(n, `required with ${set.join(' and ')}: set JWT_ISSUER, JWT_AUDIENCE and JWKS_URL together, or none`);
+    return undefined;
+  }
+  const text = (v: string) =>
+    CONTROL.test(v) || v.length > 2048 ? 'must be at most 2048 characters without control characters' : undefined;
+  return {
+    issuer: r.text('JWT_ISSUER', '', text),
+    audience: r.text('JWT_AUDIENCE', '', text),
+    jwksUrl: r.text('JWKS_URL', '', jwksUrl),
+  };
+}
+
 /**
  * Loads the configuration. Async because, without TOKEN_SECRET, the development secret is read
  * from (or created in) DATA_DIR.
@@ -210,6 +245,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     adminPassword,
     apiKeys,
     tokenTtlSeconds: r.int('TOKEN_TTL_SECONDS', D.TOKEN_TTL_SECONDS, 1, 30 * 24 * 3600),
+    externalJwt: externalJwt(r),
     rateLimitPerMinute: r.int('RATE_LIMIT_PER_MINUTE', D.RATE_LIMIT_PER_MINUTE, 0, 1_000_000),
     authFailuresPerMinute: r.int('AUTH_FAILURES_PER_MINUTE', D.AUTH_FAILURES_PER_MINUTE, 0, 1_000_000),
     largeDataPerClient: r.int('LARGE_DATA_PER_CLIENT', D.LARGE_DATA_PER_CLIENT, 1, LARGE_DATA_TOTAL),

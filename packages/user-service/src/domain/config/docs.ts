@@ -84,6 +84,17 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
   },
   { name: 'TOKEN_TTL_SECONDS', default: String(D.TOKEN_TTL_SECONDS), description: 'Access token lifetime in seconds (1-2592000).' },
   {
+    name: 'JWT_ISSUER',
+    default: '(none)',
+    description: 'With `JWT_AUDIENCE` and `JWKS_URL` (all three or none): `/api/protected/*` also accepts JWTs whose `iss` is this.',
+  },
+  { name: 'JWT_AUDIENCE', default: '(none)', description: 'The `aud` external JWTs must carry (a string, or an array containing it).' },
+  {
+    name: 'JWKS_URL',
+    default: '(none)',
+    description: "The external issuer's JWK Set: https (plain http only to a loopback host); cached, refetched on an unknown `kid`.",
+  },
+  {
     name: 'LARGE_DATA_PER_CLIENT',
     default: String(D.LARGE_DATA_PER_CLIENT),
     description: '`/api/large-data` responses in flight per client address (429 beyond; 64 in total, 503 beyond).',

@@ -5,6 +5,7 @@ import type { AuthFailureGuard } from '../../domain/auth/failures.js';
 import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth/guards.js';
 import { parseBasicCredentials, type ApiKeyVerifier, type BasicAuthenticator } from '../../domain/auth/credentials.js';
 import type { TokenService } from '../../domain/auth/bearer-tokens.js';
+import type { ExternalTokens } from '../../domain/auth/external-tokens.js';
 import { ApiKeyAuth, BasicAuth, BearerAuth } from '../bindings.js';
 import { TOKENS } from '../di-tokens.js';
 
@@ -51,7 +52,11 @@ export class BasicAuthFilter implements ContainerRequestFilter {
   }
 }
 
-/** Bearer (RFC 6750): missing → 401 + challenge; invalid, tampered or expired → 401 `invalid_token`. */
+/**
+ * Bearer (RFC 6750): missing → 401 + challenge; invalid, tampered or expired → 401 `invalid_token`.
+ * The service's own tokens, and an external issuer's JWTs when one is configured (503 when its
+ * key set cannot be fetched).
+ */
 @injectable()
 @BearerAuth()
 @Priority(Priorities.AUTHENTICATION)
@@ -59,15 +64,18 @@ export class BearerAuthFilter implements ContainerRequestFilter {
   constructor(
     @inject(TOKENS.tokens) private readonly tokens: TokenService,
     @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
+    @inject(TOKENS.externalTokens) private readonly external: ExternalTokens | null,
   ) {}
   filterRequest(ctx: ContainerRequestContext): void | Promise<void> {
     const header = ctx.getHeader('authorization');
     if (this.failures === null || header === undefined) {
-      authenticate(ctx, requireBearer(this.tokens, header), 'Bearer');
+      const principal = requireBearer(this.tokens, header, this.external);
+      if (principal instanceof Promise) return principal.then((p) => authenticate(ctx, p, 'Bearer'));
+      authenticate(ctx, principal, 'Bearer');
       return;
     }
     return this.failures
-      .attempt(this.failures.keys(ctx.remoteAddress), () => requireBearer(this.tokens, header))
+      .attempt(this.failures.keys(ctx.remoteAddress), () => requireBearer(this.tokens, header, this.external))
       .then((p) => authenticate(ctx, p, 'Bearer'));
   }
 }

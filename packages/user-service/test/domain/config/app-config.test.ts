@@ -278,3 +278,36 @@ describe('redactConfig', () => {
     expect(text).toContain('"adminUsername":"admin"');
   });
 });
+
+describe('external JWT issuer (JWT_ISSUER, JWT_AUDIENCE, JWKS_URL)', () => {
+  const all = { JWT_ISSUER: 'https://id.example.com/', JWT_AUDIENCE: 'user-service', JWKS_URL: 'https://id.example.com/jwks.json' };
+
+  it('is off without the variables, on with all three', async () => {
+    expect((await loadConfig({ DATA_DIR: dir })).externalJwt).toBeUndefined();
+    expect((await loadConfig({ DATA_DIR: dir, ...all })).externalJwt).toEqual({
+      issuer: 'https://id.example.com/',
+      audience: 'user-service',
+      jwksUrl: 'https://id.example.com/jwks.json',
+    });
+    expect((await loadConfig({ DATA_DIR: dir, ...all, JWKS_URL: 'http://127.0.0.1:9000/jwks' })).externalJwt?.jwksUrl).toBe(
+      'http://127.0.0.1:9000/jwks',
+    );
+  });
+
+  it('refuses one or two of the three, naming the missing ones', async () => {
+    const err = await configError({ DATA_DIR: dir, JWT_ISSUER: all.JWT_ISSUER });
+    expect(err.variables).toEqual(['JWT_AUDIENCE', 'JWKS_URL']);
+    expect(err.message).toMatch(/JWT_AUDIENCE: required with JWT_ISSUER: set JWT_ISSUER, JWT_AUDIENCE and JWKS_URL together, or none/);
+    expect((await configError({ DATA_DIR: dir, JWT_ISSUER: all.JWT_ISSUER, JWKS_URL: all.JWKS_URL })).variables).toEqual(['JWT_AUDIENCE']);
+  });
+
+  it('refuses a JWKS_URL over plain http to another host, or not a URL', async () => {
+    for (const url of ['http://id.example.com/jwks.json', 'http://10.0.0.5/jwks', 'ftp://127.0.0.1/jwks', 'jwks.json']) {
+      const err = await configError({ DATA_DIR: dir, ...all, JWKS_URL: url });
+      expect(err.variables).toEqual(['JWKS_URL']);
+    }
+    expect((await configError({ DATA_DIR: dir, ...all, JWKS_URL: 'http://id.example.com/jwks' })).message).toMatch(
+      /must be an https URL \(plain http only to a loopback host/,
+    );
+  });
+});
