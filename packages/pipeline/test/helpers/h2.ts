@@ -79,7 +79,8 @@ export async function connectClient(protocol: Protocol, port: number): Promise<W
   const origin = `${tls ? 'https' : 'http'}://127.0.0.1:${port}`;
   const session = connect(origin, tls ? { ca: TEST_TLS.cert } : {});
   session.on('error', () => undefined);
-  await once(session, 'connect');
+  // Connected, and the server's SETTINGS applied (its limits hold from here on).
+  await Promise.all([once(session, 'connect'), once(session, 'remoteSettings')]);
   return { protocol, origin, session, send: (req) => sendHttp2(session, req), close: () => session.destroy() };
 }
 
