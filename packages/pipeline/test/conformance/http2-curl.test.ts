@@ -8,7 +8,10 @@ import { execFile } from 'node:child_process';
 import { once } from 'node:events';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Application, Consumes, GET, Path, POST } from '../../src/index.js';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createServer as createH2cServer } from 'node:http2';
+import type { AddressInfo } from 'node:net';
+import { Application, Consumes, Context, GET, Path, POST, UriInfo } from '../../src/index.js';
 import { connectClient, TEST_TLS } from '../helpers/h2.js';
 
 const run = promisify(execFile);
@@ -22,6 +25,13 @@ class Hello {
   @Consumes('text/plain')
   post(body: string): unknown {
     return { length: body.length };
+  }
+}
+
+@Path('/where')
+class Where {
+  @GET() get(@Context() uri: UriInfo): unknown {
+    return { base: uri.baseUri };
   }
 }
 
@@ -96,6 +106,29 @@ describe('listen() with tls and http2, over curl', () => {
       /http2\.maxStreams is not an HTTP\/2 option/,
     );
     expect(app.server).toBeUndefined();
+  });
+
+  it("app.handler mounted on a server of one's own (http2.createServer) reads bodies by the stream and :authority as the host", async () => {
+    app = new Application({ resources: [Hello, Where], logger: () => undefined });
+    const handler = app.handler;
+    const server = createH2cServer((req, res) => handler(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const client = await connectClient('h2c', port);
+    try {
+      const post = await client.send({
+        method: 'POST',
+        path: '/hello',
+        headers: { 'content-type': 'text/plain' },
+        body: 'abc',
+        chunked: true,
+      });
+      expect(post.json()).toEqual({ length: 3 });
+      expect((await client.send({ path: '/where' })).json()).toEqual({ base: `http://127.0.0.1:${port}` });
+    } finally {
+      client.close();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('an early answer on HTTP/2 (415 while the body still arrives) ends its stream with NO_ERROR, and the session serves on', async () => {
