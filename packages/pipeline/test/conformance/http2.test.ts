@@ -1,6 +1,6 @@
 /**
- * One pipeline over the three transports of `listen()` (docs/http2.md): HTTP/1.1, HTTP/2 over TLS
- * (ALPN h2, HTTP/1.1 fallback) and h2c with prior knowledge. The same tests run on each over a
+ * One pipeline over the transports of `listen()` (docs/http2.md): HTTP/1.1, HTTP/1.1 over TLS,
+ * HTTP/2 over TLS (ALPN h2, HTTP/1.1 fallback) and h2c with prior knowledge. The same tests run on each over a
  * real socket: entities with and without Content-Length (RFC 9113 §8.1: END_STREAM ends the
  * body), error bodies, HEAD, event streams, `:authority` as the base URI (RFC 9113 §8.3.1), no
  * connection-specific header on HTTP/2 (§8.2.2), and a graceful close (GOAWAY, §6.8).
@@ -99,7 +99,7 @@ const CONNECTION_SPECIFIC = ['connection', 'keep-alive', 'proxy-connection', 'tr
 describe.each(PROTOCOLS)('the pipeline over %s', (protocol) => {
   let app: Application;
   let client: WireClient;
-  const h2 = protocol !== 'http1';
+  const h2 = protocol === 'h2 TLS' || protocol === 'h2c';
   const start = async (): Promise<void> => {
     app = newApp();
     client = await serve(app, protocol);

@@ -1,11 +1,13 @@
 /**
- * The three transports `listen()` offers (HTTP/1.1, HTTP/2 over TLS, h2c), each with a client
- * over a real loopback socket, so that one set of tests runs on all three: HTTP/1.1 through
- * `node:http` (one kept-alive connection), HTTP/2 through `node:http2` (one session, many streams).
+ * The transports `listen()` offers (HTTP/1.1, HTTP/1.1 over TLS, HTTP/2 over TLS, h2c), each with
+ * a client over a real loopback socket, so that one set of tests runs on all of them: HTTP/1.1
+ * through `node:http`/`node:https` (one kept-alive connection), HTTP/2 through `node:http2` (one
+ * session, many streams).
  */
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { Agent, request as http1Request, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { connect, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders as H2Headers } from 'node:http2';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -20,13 +22,14 @@ export const TEST_TLS = {
   certFile: join(tlsDir, 'cert.pem'),
 };
 
-export const PROTOCOLS = ['http1', 'h2 TLS', 'h2c'] as const;
+export const PROTOCOLS = ['http1', 'https', 'h2 TLS', 'h2c'] as const;
 export type Protocol = (typeof PROTOCOLS)[number];
 
 /** The `listen()` options of each protocol. */
 export function listenOptions(protocol: Protocol): ListenOptions {
   if (protocol === 'h2 TLS') return { tls: { key: TEST_TLS.key, cert: TEST_TLS.cert }, http2: true };
   if (protocol === 'h2c') return { http2: true };
+  if (protocol === 'https') return { tls: { key: TEST_TLS.key, cert: TEST_TLS.cert } };
   return {};
 }
 
@@ -64,14 +67,17 @@ export async function serve(app: Application, protocol: Protocol): Promise<WireC
 }
 
 export async function connectClient(protocol: Protocol, port: number): Promise<WireClient> {
-  if (protocol === 'http1') {
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-    const origin = `http://127.0.0.1:${port}`;
+  if (protocol === 'http1' || protocol === 'https') {
+    const secure = protocol === 'https';
+    const agent = secure
+      ? new HttpsAgent({ keepAlive: true, maxSockets: 1, ca: TEST_TLS.cert })
+      : new Agent({ keepAlive: true, maxSockets: 1 });
+    const origin = `${secure ? 'https' : 'http'}://127.0.0.1:${port}`;
     return {
       protocol,
       origin,
       session: undefined,
-      send: (req) => sendHttp1(agent, port, req),
+      send: (req) => sendHttp1(secure ? httpsRequest : http1Request, agent, port, req),
       close: () => agent.destroy(),
     };
   }
@@ -84,11 +90,11 @@ export async function connectClient(protocol: Protocol, port: number): Promise<W
   return { protocol, origin, session, send: (req) => sendHttp2(session, req), close: () => session.destroy() };
 }
 
-function sendHttp1(agent: Agent, port: number, req: WireRequest): Promise<WireResponse> {
+function sendHttp1(request: typeof http1Request, agent: Agent, port: number, req: WireRequest): Promise<WireResponse> {
   return new Promise((resolve, reject) => {
     const headers: Record<string, string> = { ...req.headers };
     if (req.body !== undefined && req.chunked !== true) headers['content-length'] = String(Buffer.byteLength(req.body));
-    const r = http1Request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers, agent }, (res) => {
+    const r = request({ host: '127.0.0.1', port, method: req.method ?? 'GET', path: req.path, headers, agent }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve(response(res.statusCode ?? 0, res.headers, Buffer.concat(chunks))));
