@@ -12,7 +12,8 @@
  *    counters zeroed, then `H2_INSTR_REQUESTS` requests counted.
  *
  * Env: H2_ROUNDS (8), H2_REQUESTS (20000), H2_CONNECTIONS (4), H2_STREAMS (10); H2_PAIRED=0 or
- * H2_INSTR=0 skips a part; H2_INSTR_REQUESTS (5000), H2_INSTR_WARMUP (10000).
+ * H2_INSTR=0 skips a part; H2_INSTR_REQUESTS (5000), H2_INSTR_WARMUP (10000); H2_INSTR_ONLY counts only
+ * the servers named by their script (`pipeline-h2c,fastify-h2c`).
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
@@ -103,7 +104,10 @@ async function paired(shape: Shape, rounds: number): Promise<void> {
 
 async function instructions(shape: Shape, warmup: number, requests: number): Promise<void> {
   const rows: string[] = [];
-  for (const spec of SERVERS) {
+  const only = process.env.H2_INSTR_ONLY;
+  for (const spec of SERVERS.filter(
+    (s) => only === undefined || only === '' || only.split(',').some((o) => s.args[0] === `dist/${o}.js`),
+  )) {
     const dir = mkdtempSync(join(tmpdir(), 'bench-h2-instr-'));
     try {
       const tool = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`];
