@@ -15,10 +15,11 @@
  * GC and the optimising compiler, reported apart). Repeated `INSTR_ROUNDS` times, order rotating.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAutocannon } from './autocannon.js';
+import { control, totals } from './callgrind.js';
 import { median, toLoadResult } from './load.js';
 import { stop } from './proc.js';
 import { check, intEnv, PKG_DIR, spawnServer } from './runner-util.js';
@@ -47,23 +48,6 @@ const CACHE_ARGS = ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--
 /** Sends `amount` requests over 10 connections; every one must answer 2xx. */
 async function load(url: string, amount: number, headers: Record<string, string> | undefined): Promise<void> {
   check(url, toLoadResult(await runAutocannon({ url, connections: 10, amount, headers })), amount);
-}
-
-/** `callgrind_control <flag> <pid>`, which asks the running tool to zero (-z) or dump (-d) its counters. */
-function control(flag: '-z' | '-d', pid: number): void {
-  const r = spawnSync('callgrind_control', [flag, String(pid)], { encoding: 'utf8', timeout: 120_000 });
-  if (r.status !== 0) throw new Error(`callgrind_control ${flag} ${pid} failed: ${r.stderr || r.error?.message}`);
-}
-
-/** The `totals:` line of a callgrind output file, by event name (`Ir`, and `I1mr`, `D1mr`... with the cache simulation). */
-function totals(file: string): Map<string, number> {
-  const text = readFileSync(file, 'utf8');
-  const events = /^events:\s+(.+)$/m.exec(text);
-  const values = /^totals:\s+(.+)$/m.exec(text);
-  if (events === null || values === null) throw new Error(`${file}: no events/totals line`);
-  const names = events[1]!.trim().split(/\s+/);
-  const numbers = values[1]!.trim().split(/\s+/).map(Number);
-  return new Map(names.map((n, i) => [n, numbers[i] ?? 0]));
 }
 
 /** Misses per request from one thread's totals, or undefined without the cache simulation. */

@@ -287,4 +287,5 @@ export type {
   ServeReady,
   WorkerMode,
 } from './core/server/workers.js';
-export type { ListenSocketOptions } from './core/server/application.js';
+export type { ListenOptions, ListenSocketOptions } from './core/server/application.js';
+export type { Http2ListenOptions, TlsListenOptions } from './core/server/http2.js';

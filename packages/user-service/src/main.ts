@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The reference server: `node packages/user-service/dist/main.js`. Configuration from the
- * environment (README "Configuration"); prints `listening on http://HOST:PORT` when ready; on
+ * environment (README "Configuration"); prints `listening on http://HOST:PORT` (`https://` with TLS) when ready; on
  * SIGTERM / SIGINT drains, flushes the store and logs, as its last line,
  * `{"level":"info","message":"stopped","exitCode":N}`: 0 when every request drained and the store
  * flushed, 1 (with `problems`) when the deadline cut connections or the store could not write.
@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import { serveOnCores } from '@jaxrs-node/pipeline';
 import { ConfigError, loadConfig, redactConfig, type AppConfig } from './domain/config/app-config.js';
-import { createService, type Service } from './server.js';
+import { createService, listenOptions, type Service } from './server.js';
 
 /**
  * `WORKERS` > 1 (etcd only): a supervisor and that many workers on one port, each an instance of
@@ -28,6 +28,7 @@ async function serveWorkers(config: AppConfig): Promise<void> {
       port: config.port,
       host: config.host,
       shutdownDeadline: config.shutdownDeadlineMs,
+      ...listenOptions(config),
       close: async () => (service === undefined ? true : (await service.close()).exitCode === 0),
       printReady: (ready) => `listening on ${ready.url} (${ready.pids.length} workers, ${ready.mode})`,
     },
@@ -66,7 +67,7 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   const address = await service.listen();
   process.stdout.write(`${JSON.stringify({ level: 'info', message: 'configuration', config: redactConfig(config) })}\n`);
-  process.stdout.write(`listening on http://${config.host}:${address.port}\n`);
+  process.stdout.write(`listening on ${config.tls === undefined ? 'http' : 'https'}://${config.host}:${address.port}\n`);
 }
 
 main().catch((e: unknown) => {

@@ -3,7 +3,14 @@ import diagnostics_channel from 'node:diagnostics_channel';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { Application, CHANNEL_NAMES, ContentEncodingFeature, CorsFilter, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import {
+  Application,
+  CHANNEL_NAMES,
+  ContentEncodingFeature,
+  CorsFilter,
+  type ContainerRequestContext,
+  type ListenOptions,
+} from '@jaxrs-node/pipeline';
 import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
 import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog/embedded.js';
 import type { AppConfig } from './domain/config/app-config.js';
@@ -270,7 +277,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     store,
     container,
     jobs,
-    listen: () => app.listen(config.port, config.host),
+    listen: () => app.listen(config.port, config.host, listenOptions(config)),
     async close() {
       const problems: string[] = [];
       const http = await app.close(config.shutdownDeadlineMs);
@@ -355,4 +362,12 @@ function defaultInfoLog(message: string): void {
 function defaultErrorLog(error: unknown): void {
   const e = error as Error;
   process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), error: e?.message, stack: e?.stack })}\n`);
+}
+
+/** TLS_CERT_FILE / TLS_KEY_FILE and HTTP2 as `listen()` options (none: plain HTTP/1.1). */
+export function listenOptions(config: AppConfig): ListenOptions {
+  return {
+    ...(config.tls === undefined ? {} : { tls: { cert: config.tls.cert, key: config.tls.key } }),
+    ...(config.http2 ? { http2: true } : {}),
+  };
 }

@@ -201,6 +201,16 @@ export class ClientBuilder {
     this.options.connections = count;
     return this;
   }
+  /** See {@link ClientOptions.http2}. @example builder.http2(true) */
+  http2(allow: boolean): this {
+    this.options.http2 = allow;
+    return this;
+  }
+  /** See {@link ClientOptions.tls}. @example builder.tls({ ca: readFileSync('ca.pem') }) */
+  tls(options: NonNullable<ClientOptions['tls']>): this {
+    this.options.tls = options;
+    return this;
+  }
   /** A header sent with every request. @example builder.header('user-agent', 'shop/1.0') */
   header(name: string, value: string): this {
     this.options.headers = { ...this.options.headers, [name]: value };

@@ -1,3 +1,4 @@
+import type { ConnectionOptions } from 'node:tls';
 import type { Dispatcher } from 'undici';
 import type { Constructor } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
@@ -38,6 +39,19 @@ export interface ClientOptions {
   retry?: RetryOptions;
   /** Most sockets per origin in the client's pool; default unlimited (undici's default). */
   connections?: number;
+  /**
+   * Offer HTTP/2 to `https` origins (ALPN `h2`, undici's `allowH2`): calls to a server that
+   * accepts it share one connection as streams; servers without it are spoken to in HTTP/1.1.
+   * `http` origins stay HTTP/1.1. Default false.
+   * @example new Client({ baseUrl: 'https://users.internal:8443', http2: true })
+   */
+  http2?: boolean;
+  /**
+   * TLS settings of `https` connections (undici transport): `ca` to trust a private CA, `cert` +
+   * `key` for client certificates, `servername`.
+   * @example new Client({ baseUrl: 'https://localhost:8443', tls: { ca: readFileSync('ca.pem') } })
+   */
+  tls?: Pick<ConnectionOptions, 'ca' | 'cert' | 'key' | 'passphrase' | 'servername' | 'rejectUnauthorized'>;
   /** Headers sent with every request (a request's own value wins). */
   headers?: Readonly<Record<string, string>>;
   /**
@@ -131,8 +145,10 @@ export function resolveTransport(o: ClientOptions, policy: ClientPolicy): Transp
   if (o.transport !== undefined) return o.transport;
   if (o.application !== undefined) return inProcess(o.application);
   if (o.dispatcher !== undefined) return new UndiciTransport(o.dispatcher, false, timeouts);
+  if (o.http2 !== undefined && typeof o.http2 !== 'boolean') throw new TypeError(`http2 must be true or false, got ${String(o.http2)}`);
   const agent = new undici.Agent({
-    connect: { timeout: policy.connectTimeout },
+    connect: { timeout: policy.connectTimeout, ...o.tls },
+    ...(o.http2 === true ? { allowH2: true } : {}),
     headersTimeout: policy.headersTimeout,
     bodyTimeout: policy.bodyTimeout,
     ...(o.connections === undefined ? {} : { connections: positive('connections', o.connections, undefined) }),

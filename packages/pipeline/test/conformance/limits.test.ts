@@ -53,6 +53,7 @@ describe('DEFAULT_LIMITS reach the server', () => {
       'requestTimeout',
       'sendTimeout',
       'shutdownDeadline',
+      'shutdownDelay',
     ]);
   });
 
@@ -85,6 +86,7 @@ describe('DEFAULT_LIMITS reach the server', () => {
       ...explicit,
       bodyLimit: DEFAULT_LIMITS.bodyLimit,
       shutdownDeadline: DEFAULT_LIMITS.shutdownDeadline,
+      shutdownDelay: 0,
     });
   });
 });

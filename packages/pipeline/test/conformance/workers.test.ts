@@ -3,16 +3,19 @@
  * BUILT package) and forks its workers; requests go to 127.0.0.1 without keep-alive, so each one
  * is a new connection the supervisor (cluster) or the kernel (reusePort) hands to some worker.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { get } from 'node:http';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Application, reusePortSupported, serveOnCores } from '../../src/index.js';
 
 const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const FIXTURE = join(PKG, 'test/fixtures/workers/server.mjs');
+const TLS_CERT = join(PKG, 'test/fixtures/tls/cert.pem');
+const runFile = promisify(execFile);
 
 /** The root test command builds first; a developer running this file alone gets a build here. */
 function ensureBuilt(): void {
@@ -83,7 +86,7 @@ function run(env: Record<string, string>): Supervisor {
 async function start(env: Record<string, string>): Promise<Supervisor & { url: string; mode: string; pids: number[] }> {
   const s = run(env);
   try {
-    const [, url, mode, pids] = await s.line('stdout', /^listening on (http:\/\/127\.0\.0\.1:\d+) (\S+) ([\d,]+)$/);
+    const [, url, mode, pids] = await s.line('stdout', /^listening on (https?:\/\/127\.0\.0\.1:\d+) (\S+) ([\d,]+)$/);
     return Object.assign(s, { url: url!, mode: mode!, pids: pids!.split(',').map(Number) });
   } catch (error) {
     s.child.kill('SIGKILL');
@@ -230,6 +233,24 @@ describe('serveOnCores', { timeout: 30_000 }, () => {
     const s = await start({ WORKERS: '1', APP: 'single' });
     try {
       expect((await pidOf(`${s.url}/pid`)).pid).toBe(s.pids[0]);
+    } finally {
+      s.child.kill('SIGTERM');
+    }
+    expect(await s.exited).toBe(0);
+  });
+
+  it('serves h2 over TLS from every worker with the tls and http2 options (the url says https)', async () => {
+    const s = await start({ WORKERS: '2', TLS_H2: '1' });
+    try {
+      expect(s.url).toMatch(/^https:/);
+      const seen = new Set<number>();
+      for (let i = 0; i < 40 && seen.size < 2; i++) {
+        const { stdout } = await runFile('curl', ['-sS', '--http2', '--cacert', TLS_CERT, '-w', '\n%{http_version}', `${s.url}/pid`]);
+        const [body, version] = stdout.split('\n');
+        expect(version).toBe('2');
+        seen.add((JSON.parse(body!) as { pid: number }).pid);
+      }
+      expect([...seen].sort(byNumber)).toEqual([...s.pids].sort(byNumber));
     } finally {
       s.child.kill('SIGTERM');
     }

@@ -55,6 +55,7 @@ async function startOne(options: StartOptions, onLine: (line: string) => void): 
   const stdout: string[] = [];
   const stderr: string[] = [];
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  let scheme = 'http';
   const port = await new Promise<number>((resolvePort, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start in time:\n${stderr.join('\n')}`)), options.timeoutMs ?? 15_000);
     let buf = '';
@@ -66,10 +67,11 @@ async function startOne(options: StartOptions, onLine: (line: string) => void): 
         buf = buf.slice(nl + 1);
         stdout.push(line);
         onLine(line);
-        const m = /listening on http:\/\/[^:]+:(\d+)/.exec(line);
+        const m = /listening on (https?):\/\/[^:]+:(\d+)/.exec(line);
         if (m) {
           clearTimeout(timer);
-          resolvePort(Number(m[1]));
+          scheme = m[1]!;
+          resolvePort(Number(m[2]));
         }
       }
     });
@@ -85,7 +87,7 @@ async function startOne(options: StartOptions, onLine: (line: string) => void): 
     });
   });
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `${scheme}://127.0.0.1:${port}`,
     port,
     dataDir,
     process: child,

@@ -8,6 +8,7 @@ import { headerName } from '../http/header-name.js';
 import { paramsObject } from '../routing/router.js';
 import { listGet, listNames, listRemove, listSet } from '../util/property-list.js';
 import { SERVER_ONLY, type ServerOnly } from './server-only.js';
+import { http2HasBody, isHttp2, responseCompleted } from './http-version.js';
 
 /** Request phases; method/URI/headers may change only before matching (JAX-RS 6.4). */
 export const Phase = { PreMatching: 0, PostMatching: 1, Responding: 2 } as const;
@@ -109,7 +110,8 @@ export class ContainerRequestContext implements ServerOnly {
     abortControllers.set(this, c);
     const res = this.rawResponse;
     const gone = (): void => {
-      if (!res.writableFinished) c.abort(new DOMException('The client went away before the response was complete', 'AbortError'));
+      if (!responseCompleted(this.raw, res))
+        c.abort(new DOMException('The client went away before the response was complete', 'AbortError'));
     };
     if (res.destroyed) gone();
     else res.once('close', gone);
@@ -231,12 +233,17 @@ export class ContainerRequestContext implements ServerOnly {
     return this._cookies;
   }
 
-  /** Does the request carry a body? (RFC 9112 §6.3: Content-Length > 0 or Transfer-Encoding.) */
+  /**
+   * Does the request carry a body? On HTTP/1.1, Content-Length > 0 or Transfer-Encoding (RFC 9112
+   * §6.3); on HTTP/2, a HEADERS frame without END_STREAM, with or without Content-Length (RFC 9113
+   * §8.1), unless Content-Length says 0.
+   */
   hasEntity(): boolean {
     const h = this._headers;
     if (h['transfer-encoding'] !== undefined) return true;
     const cl = h['content-length'];
-    return cl !== undefined && cl !== '0';
+    if (cl !== undefined) return cl !== '0';
+    return isHttp2(this.raw) && http2HasBody(this.raw);
   }
 
   /** Socket address of the client. */

@@ -78,9 +78,13 @@ export class UriInfo implements ServerOnly {
     return UriBuilder.fromRequest(requestScheme(this.ctx), this.authority(), this.ctx.path);
   }
 
-  /** The Host header, `localhost` without one. */
+  /**
+   * The Host header, else HTTP/2's `:authority` (RFC 9113 §8.3.1; `listen()` copies it to Host,
+   * the handler mounted on a server of your own may not), `localhost` without either.
+   */
   private authority(): string {
-    const host = this.ctx.getHeader('host') ?? 'localhost';
+    const authority = this.ctx.headers[':authority'];
+    const host = this.ctx.getHeader('host') ?? (typeof authority === 'string' ? authority : 'localhost');
     // Refused before matching (lifecycle.ts), after pre-matching filters had their say; checked
     // again for a pre-matching filter or an error mapper that asks before (or for) that 400:
     // never build a Location from an invalid Host.

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, ListenOptions, Socket } from 'node:net';
+import type { AddressInfo, ListenOptions as NetListenOptions, Socket } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import { validateBasePath } from '../context/base-path.js';
@@ -12,6 +12,17 @@ import { resolveLimits, type PipelineLimits } from '../internal/defaults.js';
 import { channels } from '../internal/diagnostics.js';
 import type { Exchange } from '../internal/exchange.js';
 import { injectRequest, type InjectRequest, type InjectResponse } from './inject.js';
+import {
+  checkTransportOptions,
+  closeQuietHttp1,
+  createTransport,
+  cutAll,
+  goAwayAll,
+  type Http2ListenOptions,
+  type TlsListenOptions,
+  type Transport,
+} from './http2.js';
+import type { Http2SecureServer, Http2Server } from 'node:http2';
 import { handle, rejectMissingHost, rejectWhileClosing } from '../stages/lifecycle.js';
 import { runClosingHooks } from '../internal/extensions.js';
 import { classMeta, discoveredProviders } from '../model/metadata.js';
@@ -114,6 +125,7 @@ export class Application {
   private rt: Runtime | undefined;
   private routesBuilt: RouteMethod[] = [];
   private httpServer: Server | undefined;
+  private transport: Transport | undefined;
   private sockets: Set<Socket> = new Set();
   private closing: Promise<CloseResult> | undefined;
   readonly limits: PipelineLimits;
@@ -258,17 +270,40 @@ export class Application {
     };
   }
 
-  /** The server started by {@link listen}, if any. */
+  /** The HTTP/1.1 server started by {@link listen} (plain or over TLS), if any. */
   get server(): Server | undefined {
     return this.httpServer;
   }
 
+  /** The HTTP/2 server started by {@link listen} with `http2` (`Http2SecureServer` over TLS, `Http2Server` for h2c), if any. */
+  get http2Server(): Http2SecureServer | Http2Server | undefined {
+    const t = this.transport;
+    return t === undefined || t.kind === 'https' ? undefined : (t.server as Http2SecureServer | Http2Server);
+  }
+
   /**
-   * Starts a `node:http` server with the configured limits. Port 0 picks a free port. `socket`
-   * sets how the listening socket is bound (see {@link ListenSocketOptions}).
+   * The listener of the HTTP/2 streams of {@link listen}: {@link handler}, with nothing of
+   * HTTP/1.1's connection handling (no Host check: `:authority` stands in for it, RFC 9113 §8.3.1).
+   */
+  private get http2Handler(): (req: IncomingMessage, res: ServerResponse) => void {
+    const rt = this.build().rt!;
+    return (req, res) => {
+      if (rt.state.closing) rejectWhileClosing(rt, req, res);
+      else handle(rt, req, res);
+    };
+  }
+
+  /**
+   * Starts a `node:http` server with the configured limits. Port 0 picks a free port. `options`
+   * sets how the listening socket is bound (see {@link ListenSocketOptions}) and, with `tls` and
+   * `http2`, the protocol: HTTP/1.1 over TLS, HTTP/2 over TLS with HTTP/1.1 on the same port, or
+   * HTTP/2 in clear text with prior knowledge (see {@link ListenOptions} and docs/http2.md).
    * @example const { port } = await app.listen(0, '127.0.0.1');
    */
-  async listen(port = 0, host = '127.0.0.1', socket: ListenSocketOptions = {}): Promise<AddressInfo> {
+  async listen(port = 0, host = '127.0.0.1', options: ListenOptions = {}): Promise<AddressInfo> {
+    const { tls, http2, ...socket } = options;
+    checkTransportOptions(tls, http2);
+    if (tls !== undefined || (http2 !== undefined && http2 !== false)) return this.listenTransport(port, host, socket, tls, http2);
     const l = this.limits;
     const server = createServer(
       {
@@ -291,7 +326,35 @@ export class Application {
     this.sockets = trackConnections(server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
-      server.listen({ port, host, ...socket } as ListenOptions, () => {
+      server.listen({ port, host, ...socket } as NetListenOptions, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    return server.address() as AddressInfo;
+  }
+
+  /** {@link listen} over TLS and/or HTTP/2 (http2.ts makes the server and maps the limits). */
+  private async listenTransport(
+    port: number,
+    host: string,
+    socket: ListenSocketOptions,
+    tls: TlsListenOptions | undefined,
+    http2: boolean | Http2ListenOptions | undefined,
+  ): Promise<AddressInfo> {
+    const rt = this.build().rt!;
+    const transport = createTransport(tls, http2, this.limits, { http1: this.serverHandler, http2: this.http2Handler });
+    const server = transport.server;
+    // HTTP/1.1 requests Node's parser rejects (https, and the h2 port's HTTP/1.1 fallback) get the error body too.
+    if (transport.kind !== 'h2c') answerClientErrors(server, rt);
+    this.transport = transport;
+    if (transport.kind === 'https') {
+      this.httpServer = transport.server as Server;
+      this.sockets = transport.sockets;
+    }
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port, host, ...socket } as NetListenOptions, () => {
         server.off('error', reject);
         resolve();
       });
@@ -326,6 +389,11 @@ export class Application {
     runClosingHooks(rt);
     const server = this.httpServer;
     const sockets = this.sockets;
+    const transport = this.transport;
+    if (transport !== undefined && transport.kind !== 'https') {
+      this.closing = closeHttp2(transport, rt, deadlineMs);
+      return this.closing;
+    }
     this.closing = new Promise<CloseResult>((resolve) => {
       let cutConnections = 0;
       let deadlinePassed = false;
@@ -379,6 +447,50 @@ export class Application {
   inject(request: InjectRequest | string): Promise<InjectResponse> {
     return injectRequest(this.handler, typeof request === 'string' ? { url: request } : request);
   }
+}
+
+/**
+ * {@link Application.close} of an HTTP/2 server: GOAWAY on every session now (open streams finish,
+ * new ones are refused, RFC 9113 §6.8), HTTP/1.1 fallback connections closed once nothing is in
+ * flight (in-flight ones answer with `Connection: close`), everything cut at the deadline.
+ */
+function closeHttp2(transport: Transport, rt: Runtime, deadlineMs: number): Promise<CloseResult> {
+  return new Promise<CloseResult>((resolve) => {
+    let cutConnections = 0;
+    let deadlinePassed = false;
+    const timer = setTimeout(() => {
+      deadlinePassed = true;
+      cutConnections = cutAll(transport);
+    }, deadlineMs);
+    timer.unref();
+    transport.server.close(() => {
+      clearTimeout(timer);
+      resolve({ drained: !deadlinePassed, cutConnections });
+    });
+    goAwayAll(transport);
+    const idle = (): void => {
+      goAwayAll(transport);
+      closeQuietHttp1(transport);
+    };
+    if (rt.state.inflight === 0) idle();
+    else rt.state.onIdle = idle;
+  });
+}
+
+/**
+ * How {@link Application.listen} binds its socket and which protocol it speaks;
+ * {@link serveOnCores} sets these for its workers.
+ * @example await app.listen(8443, '0.0.0.0', { tls: { key, cert }, http2: true });
+ */
+export interface ListenOptions extends ListenSocketOptions {
+  /** Serve over TLS ({@link TlsListenOptions}): HTTP/1.1, or with `http2` HTTP/2 and HTTP/1.1 on the same port (ALPN). */
+  tls?: TlsListenOptions;
+  /**
+   * Serve HTTP/2: over TLS (with `tls`) negotiated by ALPN, HTTP/1.1 clients served on the same
+   * port; without `tls`, h2c with prior knowledge only (no HTTP/1.1 on that port). `true` or the
+   * settings ({@link Http2ListenOptions}). Default false.
+   */
+  http2?: boolean | Http2ListenOptions;
 }
 
 /**

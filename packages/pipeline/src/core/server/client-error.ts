@@ -10,7 +10,8 @@
  *
  * Off the hot path by nature: Node calls it only for such failures.
  */
-import { IncomingMessage, ServerResponse, STATUS_CODES, type Server } from 'node:http';
+import type { EventEmitter } from 'node:events';
+import { IncomingMessage, ServerResponse, STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import { ContainerRequestContext } from '../context/request-context.js';
 import { WebApplicationError } from '../http/errors.js';
@@ -82,7 +83,7 @@ const answered = new WeakMap<Socket, { discarded: number }>();
  * Registers the `clientError` listener on `server` (the server {@link Application.listen} starts).
  * Node then writes nothing itself: this listener answers and closes every such connection.
  */
-export function answerClientErrors(server: Server, rt: Runtime): void {
+export function answerClientErrors(server: EventEmitter, rt: Runtime): void {
   server.on('clientError', (err: ClientError, socket: Socket) => onClientError(rt, err, socket as HttpSocket));
 }
 

@@ -1,8 +1,9 @@
 import cluster, { type Worker } from 'node:cluster';
-import { createServer, type AddressInfo, type ListenOptions, type Server } from 'node:net';
+import { createServer, type AddressInfo, type ListenOptions as NetListenOptions, type Server } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_LIMITS } from '../internal/defaults.js';
-import { Application, type ListenSocketOptions } from './application.js';
+import { Application, type ListenOptions } from './application.js';
+import { checkTransportOptions, type Http2ListenOptions, type TlsListenOptions } from './http2.js';
 
 /**
  * How the workers share the port. `cluster`: the supervisor (the `node:cluster` primary) accepts
@@ -33,6 +34,13 @@ export interface ServeOnCoresOptions {
   /** Interface to bind. Default `'127.0.0.1'`. */
   host?: string;
   /**
+   * TLS for every worker's server, as in `app.listen()` ({@link TlsListenOptions}). Each worker
+   * runs the main script, so it reads the key itself: the key never crosses the IPC channel.
+   */
+  tls?: TlsListenOptions;
+  /** HTTP/2, as in `app.listen()` ({@link ListenOptions.http2}). Default false. */
+  http2?: boolean | Http2ListenOptions;
+  /**
    * How the port is shared ({@link WorkerMode}). `'auto'` (default) uses `reusePort` on Linux when
    * this Node supports it (found by binding two probe sockets at start-up), else `cluster`.
    * Forcing `'reusePort'` where it is not supported fails at start-up.
@@ -62,7 +70,7 @@ export interface ServeOnCoresOptions {
 export interface ServeReady {
   readonly host: string;
   readonly port: number;
-  /** `http://HOST:PORT` (IPv6 hosts in brackets). */
+  /** `http://HOST:PORT`, `https://` with `tls` (IPv6 hosts in brackets). */
   readonly url: string;
   readonly mode: WorkerMode;
   /** The workers' process ids. */
@@ -121,6 +129,8 @@ export async function serveOnCores(createApp: ApplicationFactory, options: Serve
     throw new Error('serveOnCores: this process is a node:cluster worker forked by other code; call app.listen() in it instead');
   }
   checkOptions(options);
+  // A key that does not match its certificate fails here, once, not in every worker.
+  checkTransportOptions(options.tls, options.http2);
   return { role: 'supervisor', ready: await supervise(options) };
 }
 
@@ -134,9 +144,9 @@ export async function reusePortSupported(host = '127.0.0.1'): Promise<boolean> {
   const first = createServer();
   const second = createServer();
   try {
-    await bind(first, { port: 0, host, reusePort: true, exclusive: true } as ListenOptions);
+    await bind(first, { port: 0, host, reusePort: true, exclusive: true } as NetListenOptions);
     const { port } = first.address() as AddressInfo;
-    await bind(second, { port, host, reusePort: true, exclusive: true } as ListenOptions);
+    await bind(second, { port, host, reusePort: true, exclusive: true } as NetListenOptions);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -148,7 +158,7 @@ export async function reusePortSupported(host = '127.0.0.1'): Promise<boolean> {
   }
 }
 
-function bind(server: Server, options: ListenOptions): Promise<void> {
+function bind(server: Server, options: NetListenOptions): Promise<void> {
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(options, () => {
@@ -241,7 +251,7 @@ function supervise(options: ServeOnCoresOptions): Promise<ServeReady> {
 
     const announce = (): void => {
       announced = true;
-      const url = `http://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
+      const url = `${options.tls === undefined ? 'http' : 'https'}://${host.includes(':') ? `[${host}]` : host}:${boundPort}`;
       const ready: ServeReady = { host, port: boundPort, url, mode, pids: [...live.keys()].map((w) => w.process.pid!) };
       const print = options.printReady;
       if (print !== undefined && print !== false) {
@@ -336,8 +346,12 @@ async function runWorker(createApp: ApplicationFactory, config: WorkerConfig, op
           `${config.workers} processes: serve it with workers: 1, or remove singleProcess once its state is shared`,
       );
     }
-    const socket: ListenSocketOptions = config.mode === 'reusePort' ? { reusePort: true, exclusive: true } : {};
-    const address = await app.listen(config.port, config.host, socket);
+    const listen: ListenOptions = {
+      ...(config.mode === 'reusePort' ? { reusePort: true, exclusive: true } : {}),
+      ...(options.tls === undefined ? {} : { tls: options.tls }),
+      ...(options.http2 === undefined ? {} : { http2: options.http2 }),
+    };
+    const address = await app.listen(config.port, config.host, listen);
     // The supervisor's kill timer must outlast the shutdown delay and the drain together.
     const deadline = (options.shutdownDeadline ?? app.limits.shutdownDeadline) + app.limits.shutdownDelay;
     process.send!({ type: READY, port: address.port, deadline } satisfies WorkerMessage);

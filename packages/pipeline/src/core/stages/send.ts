@@ -9,6 +9,7 @@ import type { Exchange } from '../internal/exchange.js';
 import { lingerOnClose } from './linger.js';
 import { sendRangeable } from './send-ranges.js';
 import { RangeableBody } from '../ranges/rangeable-body.js';
+import { dropConnectionHeaders, endHttp2RequestAfterResponse, isHttp2 } from '../context/http-version.js';
 import type { Body } from '../context/contracts.js';
 import type { Response } from '../http/response.js';
 import type { Step } from '../util/thenable.js';
@@ -21,7 +22,12 @@ export function noBodyStatus(status: number): boolean {
 /** Puts the response on the wire: one writeHead + one end for bytes, a pipe with backpressure for streams. */
 export function send(ex: Exchange, response: Response, body: Body | undefined): Step {
   const headers = response.headers;
-  if (unreadBody(ex)) {
+  if (isHttp2(ex.raw)) {
+    // Connection management is HTTP/1.1's (RFC 9113 §8.2.2): on HTTP/2 an unread body ends only
+    // its stream, and close() says GOAWAY on the session instead of `Connection: close`.
+    dropConnectionHeaders(headers);
+    if (unreadBody(ex)) endHttp2RequestAfterResponse(ex.raw, ex.rawResponse);
+  } else if (unreadBody(ex)) {
     headers.connection = 'close';
     lingerOnClose(ex.raw);
   } else if (ex.rt.state.closing) headers.connection = 'close';

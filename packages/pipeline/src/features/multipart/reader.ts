@@ -2,6 +2,7 @@ import type { Readable } from 'node:stream';
 import type { MediaType } from '../../core/http/media-type.js';
 import type { MessageBodyReader, ReadContext, TypeToken } from '../../core/context/contracts.js';
 import { formFields } from '../../core/internal/form-fields.js';
+import { responseCompleted } from '../../core/context/http-version.js';
 import { clientAborted } from '../../providers/body-errors.js';
 import { isSubtypeOf } from '../../providers/type-tokens.js';
 import { readForm, Spool, type MultipartForm } from './form.js';
@@ -49,7 +50,7 @@ export class MultipartReader implements MessageBodyReader<MultipartBody | Multip
     const spool = new Spool();
     const res = ctx.request.rawResponse;
     const done = (): void => {
-      body.close(res.writableFinished ? undefined : clientAborted());
+      body.close(responseCompleted(ctx.request.raw, res) ? undefined : clientAborted());
       spool.dispose();
     };
     if (res.destroyed) done();

@@ -10,6 +10,7 @@ import { joinHeartbeat } from './heartbeat.js';
 import type { ResolvedSseOptions } from './options.js';
 import { SseClosedError, type SseCloseReason } from './sse-closed-error.js';
 import { SERVER_ONLY, type ServerOnly } from '../../core/context/server-only.js';
+import { responseCompleted } from '../../core/context/http-version.js';
 
 /** The comment sent when a stream was quiet for a heartbeat interval (WHATWG HTML §9.2.7). */
 const HEARTBEAT = Buffer.from(':\n\n');
@@ -101,7 +102,7 @@ export class SseEventSink implements ServerOnly {
       'x-accel-buffering': 'no',
     });
     const res = ex.rawResponse;
-    res.once('close', () => this.finish(res.writableFinished ? 'closed' : 'disconnected'));
+    res.once('close', () => this.finish(responseCompleted(ex.raw, res) ? 'closed' : 'disconnected'));
     answerVoidWith(ex, () => this.start());
     this.stopClosingHook = whenClosing(ex.rt, () => this.shutdown());
     if (ex.rt.state.closing) this.shutdown();

@@ -3,7 +3,9 @@
  * `docs.ts`; every problem is collected and reported at once, naming the variable, so a
  * bad deployment fails at start-up instead of on the first request that needs the value.
  */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { join, resolve } from 'node:path';
+import { createSecureContext } from 'node:tls';
 import { LARGE_DATA_TOTAL } from '../limits/client-concurrency.js';
 import { DEFAULTS } from './docs.js';
 import type { ExternalIssuerConfig } from '../auth/external-tokens.js';
@@ -30,12 +32,24 @@ export interface CorsConfig {
   readonly headers: string;
 }
 
+/** The server's certificate and key (PEM); `key` is a secret: log via {@link redactConfig}. */
+export interface TlsConfig {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly cert: string;
+  readonly key: string;
+}
+
 /** The service configuration. Secrets are in `adminPassword`, `apiKeys`, `tokenSecret`: log via {@link redactConfig}. */
 export interface AppConfig {
   readonly nodeEnv: string;
   readonly production: boolean;
   readonly port: number;
   readonly host: string;
+  /** TLS_CERT_FILE / TLS_KEY_FILE, read and checked (the key matches the certificate); undefined: plain HTTP. */
+  readonly tls: TlsConfig | undefined;
+  /** HTTP2: h2 (with TLS, HTTP/1.1 too by ALPN) or h2c without TLS. */
+  readonly http2: boolean;
   /** Absolute path. */
   readonly dataDir: string;
   readonly adminUsername: string;
@@ -240,6 +254,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     production,
     port: r.int('PORT', D.PORT, 0, 65_535),
     host: r.text('HOST', D.HOST, (v) => (/^[^\s/]+$/.test(v) ? undefined : 'must be a host name or IP address')),
+    http2: r.bool('HTTP2', D.HTTP2),
     dataDir,
     adminUsername,
     adminPassword,
@@ -286,6 +301,15 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
   if (workers !== 1 && storage !== 'etcd' && r.raw('WORKERS') !== undefined) {
     r.problem('WORKERS', `several workers need STORAGE=etcd (the ${storage} store has a single writer); use WORKERS=1 or STORAGE=etcd`);
   }
+  const noControl = (v: string): string | undefined => (CONTROL.test(v) ? 'must not contain control characters' : undefined);
+  const certFile = r.raw('TLS_CERT_FILE') === undefined ? undefined : r.text('TLS_CERT_FILE', '', noControl);
+  const keyFile = r.raw('TLS_KEY_FILE') === undefined ? undefined : r.text('TLS_KEY_FILE', '', noControl);
+  if (certFile !== undefined && keyFile === undefined) {
+    r.problem('TLS_KEY_FILE', "required with TLS_CERT_FILE: the path of the certificate's private key (PEM)");
+  }
+  if (keyFile !== undefined && certFile === undefined) {
+    r.problem('TLS_CERT_FILE', 'required with TLS_KEY_FILE: the path of the certificate (PEM) the key belongs to');
+  }
   if (storage === 'etcd' && r.raw('ETCD_ENDPOINTS') === undefined) {
     r.problem('ETCD_ENDPOINTS', 'required with STORAGE=etcd: comma-separated client URLs, e.g. http://10.0.0.1:2379,http://10.0.0.2:2379');
   }
@@ -306,6 +330,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     for (const name of devDefaults) r.problem(name, 'development default in use; set a real value for NODE_ENV=production');
   }
   if (r.problems.length > 0) throw new ConfigError(r.problems);
+  const tls = certFile !== undefined && keyFile !== undefined ? await loadTls(certFile, keyFile, fs) : undefined;
 
   let tokenSecret: Buffer = Buffer.from(envSecret, 'utf8');
   let tokenSecretSource: TokenSecretSource = 'env';
@@ -315,7 +340,49 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     tokenSecret = result.secret;
     tokenSecretSource = result.source;
   }
-  return Object.freeze({ ...partial, workers, tokenSecret, tokenSecretSource, devDefaults: Object.freeze(devDefaults) });
+  return Object.freeze({ ...partial, tls, workers, tokenSecret, tokenSecretSource, devDefaults: Object.freeze(devDefaults) });
+}
+
+/**
+ * Reads the certificate and key and checks them here, at start-up, rather than at the first
+ * handshake: both readable, both PEM that OpenSSL takes, and the key the certificate's own.
+ */
+async function loadTls(certFile: string, keyFile: string, fs: ConfigFs): Promise<TlsConfig> {
+  const read = async (variable: string, path: string): Promise<string> => {
+    let text: string | undefined;
+    try {
+      text = await fs.readFile(path);
+    } catch (e) {
+      throw new ConfigError([{ variable, message: `cannot read ${path}: ${(e as Error).message}` }]);
+    }
+    if (text === undefined) throw new ConfigError([{ variable, message: `${path} does not exist` }]);
+    return text;
+  };
+  const [cert, key] = [await read('TLS_CERT_FILE', certFile), await read('TLS_KEY_FILE', keyFile)];
+  let certificate: X509Certificate;
+  try {
+    certificate = new X509Certificate(cert);
+  } catch (e) {
+    throw new ConfigError([{ variable: 'TLS_CERT_FILE', message: `${certFile} holds no PEM certificate (${(e as Error).message})` }]);
+  }
+  let matches: boolean;
+  try {
+    matches = certificate.checkPrivateKey(createPrivateKey(key));
+  } catch (e) {
+    // The message of a key parse error never quotes the key.
+    throw new ConfigError([{ variable: 'TLS_KEY_FILE', message: `${keyFile} holds no usable PEM private key (${(e as Error).message})` }]);
+  }
+  if (!matches) {
+    throw new ConfigError([
+      { variable: 'TLS_KEY_FILE', message: `${keyFile} is not the private key of the certificate in TLS_CERT_FILE (${certFile})` },
+    ]);
+  }
+  try {
+    createSecureContext({ cert, key });
+  } catch (e) {
+    throw new ConfigError([{ variable: 'TLS_CERT_FILE', message: `OpenSSL refuses the certificate and key: ${(e as Error).message}` }]);
+  }
+  return { certFile, keyFile, cert, key };
 }
 
 /** The configuration with secrets masked, for the start-up log line. */
@@ -325,5 +392,6 @@ export function redactConfig(config: AppConfig): Record<string, unknown> {
     adminPassword: '[redacted]',
     apiKeys: config.apiKeys.map(() => '[redacted]'),
     tokenSecret: `[redacted ${config.tokenSecret.length} bytes, ${config.tokenSecretSource}]`,
+    tls: config.tls === undefined ? undefined : { certFile: config.tls.certFile, keyFile: config.tls.keyFile },
   };
 }

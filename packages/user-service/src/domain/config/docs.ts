@@ -10,6 +10,7 @@ export const DEFAULTS = {
   NODE_ENV: 'development',
   PORT: 8080,
   HOST: '127.0.0.1',
+  HTTP2: false,
   DATA_DIR: './data',
   ADMIN_USERNAME: 'admin',
   ADMIN_PASSWORD: 'password',
@@ -60,6 +61,23 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
   },
   { name: 'PORT', default: String(D.PORT), description: 'TCP port to listen on (0-65535; 0 picks a free port).' },
   { name: 'HOST', default: D.HOST, description: 'Interface to bind. Loopback by default; set `0.0.0.0` to expose the service.' },
+  {
+    name: 'TLS_CERT_FILE',
+    default: '(none)',
+    description:
+      'PEM certificate (chain) file: with `TLS_KEY_FILE`, serve HTTPS. Refused at start-up when unreadable, set without `TLS_KEY_FILE`, or not matching the key.',
+  },
+  {
+    name: 'TLS_KEY_FILE',
+    default: '(none)',
+    description: "PEM private key file of `TLS_CERT_FILE`'s certificate; refused when unreadable or set alone.",
+  },
+  {
+    name: 'HTTP2',
+    default: String(D.HTTP2),
+    description:
+      '`true`: HTTP/2. With TLS, negotiated by ALPN, HTTP/1.1 clients served on the same port; without TLS, h2c with prior knowledge only (no HTTP/1.1).',
+  },
   { name: 'DATA_DIR', default: D.DATA_DIR, description: 'Directory for the journal, snapshots, uploads and the generated token secret.' },
   {
     name: 'ADMIN_USERNAME',
