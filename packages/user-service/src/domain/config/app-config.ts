@@ -35,6 +35,8 @@ export interface AppConfig {
   readonly production: boolean;
   readonly port: number;
   readonly host: string;
+  /** `METRICS_PORT`: the metrics listener's port (0: a free one); undefined when metrics are off. */
+  readonly metricsPort: number | undefined;
   /** Absolute path. */
   readonly dataDir: string;
   readonly adminUsername: string;
@@ -201,6 +203,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     production,
     port: r.int('PORT', D.PORT, 0, 65_535),
     host: r.text('HOST', D.HOST, (v) => (/^[^\s/]+$/.test(v) ? undefined : 'must be a host name or IP address')),
+    metricsPort: r.raw('METRICS_PORT') === undefined ? undefined : r.int('METRICS_PORT', 0, 0, 65_535),
     dataDir,
     adminUsername,
     adminPassword,
@@ -243,6 +246,13 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
   const workers: number | 'auto' = workersRaw === 'auto' ? 'auto' : Number(workersRaw);
   if (workers !== 1 && storage !== 'etcd' && r.raw('WORKERS') !== undefined) {
     r.problem('WORKERS', `several workers need STORAGE=etcd (the ${storage} store has a single writer); use WORKERS=1 or STORAGE=etcd`);
+  }
+  const { metricsPort } = partial;
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === partial.port) {
+    r.problem('METRICS_PORT', `must differ from PORT (${partial.port}): the metrics are never served on the public port`);
+  }
+  if (metricsPort !== undefined && r.raw('WORKERS') !== undefined && workers !== 1) {
+    r.problem('METRICS_PORT', 'is served by a single process: unset it or use WORKERS=1 (each worker would need a port of its own)');
   }
   if (storage === 'etcd' && r.raw('ETCD_ENDPOINTS') === undefined) {
     r.problem('ETCD_ENDPOINTS', 'required with STORAGE=etcd: comma-separated client URLs, e.g. http://10.0.0.1:2379,http://10.0.0.2:2379');

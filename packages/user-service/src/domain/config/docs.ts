@@ -58,6 +58,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
   },
   { name: 'PORT', default: String(D.PORT), description: 'TCP port to listen on (0-65535; 0 picks a free port).' },
   { name: 'HOST', default: D.HOST, description: 'Interface to bind. Loopback by default; set `0.0.0.0` to expose the service.' },
+  {
+    name: 'METRICS_PORT',
+    default: '(none)',
+    description:
+      'Port of a separate metrics listener on `HOST` (0-65535; 0 picks a free one): `GET /metrics` answers the Prometheus text format (HTTP metrics by route, store commit and etcd latencies). Off when unset; refused when equal to `PORT`, or with `WORKERS` other than 1.',
+  },
   { name: 'DATA_DIR', default: D.DATA_DIR, description: 'Directory for the journal, snapshots, uploads and the generated token secret.' },
   {
     name: 'ADMIN_USERNAME',
