@@ -46,11 +46,12 @@ const PROBES: Record<string, { path: string; status: number }> = {
   '26-openapi': { path: '/openapi.json', status: 200 },
   '27-client': { path: '/shop/books/1', status: 200 },
   '28-every-core': { path: '/whoami', status: 200 },
+  '30-metrics': { path: '/api/orders/1', status: 200 },
 };
 
 /** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
 const expectAllExamples = (): void => {
-  expect(exampleDirs).toHaveLength(28);
+  expect(exampleDirs).toHaveLength(29);
   expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
 };
 
