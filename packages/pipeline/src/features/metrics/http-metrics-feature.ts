@@ -92,6 +92,10 @@ class RouteLabels {
   private readonly https = new Map<string, Map<number, MetricAttributes>>();
   /** 5xx from an unmapped exception, by `status + class name` (rare: built on demand). */
   private readonly errors = new Map<string, MetricAttributes>();
+  /** The last plain-http answer's method, status and attributes: a steady route skips the maps. */
+  private lastMethod = '';
+  private lastStatus = 0;
+  private lastAttrs: MetricAttributes | undefined;
 
   constructor(private readonly route: string | undefined) {}
 
@@ -102,11 +106,17 @@ class RouteLabels {
       if (attrs === undefined) this.errors.set(key, (attrs = this.make(scheme, method, status, errorType)));
       return attrs;
     }
+    if (status === this.lastStatus && method === this.lastMethod && scheme === 'http') return this.lastAttrs!;
     const byMethod = scheme === 'https' ? this.https : this.http;
     let byStatus = byMethod.get(method);
     if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
     let attrs = byStatus.get(status);
     if (attrs === undefined) byStatus.set(status, (attrs = this.make(scheme, method, status, status >= 500 ? String(status) : undefined)));
+    if (scheme === 'http') {
+      this.lastMethod = method;
+      this.lastStatus = status;
+      this.lastAttrs = attrs;
+    }
     return attrs;
   }
 

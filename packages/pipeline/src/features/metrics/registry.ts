@@ -40,6 +40,9 @@ class Family {
    * remembered, since a mutable one could change under its entry.
    */
   private readonly byIdentity = new WeakMap<object, Series>();
+  /** The last frozen attribute object and its series: a hot route records with one comparison. */
+  private lastAttrs: object | undefined;
+  private lastSeries: Series | undefined;
 
   constructor(
     readonly otelName: string,
@@ -53,8 +56,13 @@ class Family {
 
   seriesFor(attributes: MetricAttributes | undefined): Series {
     const attrs = attributes ?? NO_ATTRIBUTES;
+    if (attrs === this.lastAttrs) return this.lastSeries!;
     const known = this.byIdentity.get(attrs);
-    if (known !== undefined) return known;
+    if (known !== undefined) {
+      this.lastAttrs = attrs;
+      this.lastSeries = known;
+      return known;
+    }
     const names = Object.keys(attrs)
       .filter((k) => attrs[k] !== undefined)
       .sort();

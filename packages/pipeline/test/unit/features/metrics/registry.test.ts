@@ -10,6 +10,8 @@ import { MetricsRegistry, PROMETHEUS_CONTENT_TYPE } from '../../../../src/index.
 import { labelName, prometheusName } from '../../../../src/features/metrics/prometheus-names.js';
 import { readExposition, sampleValue } from '../../../helpers/prometheus-text.js';
 
+const NO_LABELS = Object.freeze({});
+
 describe('MetricsRegistry exposition', () => {
   it('renders counters, up-down counters, gauges and histograms in the text format 0.0.4, exactly', () => {
     const r = new MetricsRegistry();
@@ -107,6 +109,10 @@ describe('MetricsRegistry exposition', () => {
     c.add(1, mutable);
     c.add(1, { a: 'x', skipped: undefined });
     expect(r.expose()).toContain('c_total{a="x"} 4\nc_total{a="y"} 1\n');
+    // Two frozen objects in turn: each keeps its own series.
+    const other = Object.freeze({ a: 'z' });
+    for (const attrs of [frozen, other, other, frozen, NO_LABELS, frozen]) c.add(1, attrs);
+    expect(r.expose()).toBe('# TYPE c_total counter\nc_total{a="x"} 7\nc_total{a="y"} 1\nc_total{a="z"} 2\nc_total 1\n');
   });
 
   it('drops what an instrument cannot take (negative or non-finite counts, NaN) instead of throwing', () => {
