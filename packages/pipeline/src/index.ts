@@ -243,6 +243,30 @@ export type {
 } from './features/health/index.js';
 export type { ETagFeatureOptions } from './features/etag/index.js';
 export {
+  DEFAULT_HISTOGRAM_BUCKETS,
+  HTTP_BODY_SIZE_BUCKETS,
+  HTTP_DURATION_BUCKETS,
+  HttpMetricsFeature,
+  MetricsRegistry,
+  metricsResource,
+  PROMETHEUS_CONTENT_TYPE,
+  serveMetrics,
+} from './features/metrics/index.js';
+export type {
+  HttpMetricsFeatureOptions,
+  MetricAttributes,
+  MetricAttributeValue,
+  MetricOptions,
+  MetricsCounter,
+  MetricsGauge,
+  MetricsHistogram,
+  MetricsMeter,
+  MetricsServer,
+  MetricsSource,
+  MetricsUpDownCounter,
+  ServeMetricsOptions,
+} from './features/metrics/index.js';
+export {
   ApiHidden,
   ApiOperation,
   ApiResponse,

@@ -12,6 +12,7 @@ import { EtcdRecordStore } from './storage/etcd/store.js';
 import type { HealthCheck } from '@jaxrs-node/pipeline';
 import type { RecordStore } from './storage/record-store.js';
 import type { WriteReporters } from './storage/write-failure.js';
+import type { StoreObserver } from './storage/store-observer.js';
 
 /**
  * The record store on the configured cluster, not yet opened. Ids are reserved one
@@ -19,7 +20,12 @@ import type { WriteReporters } from './storage/write-failure.js';
  * instance in creation order, as they do on the journal: a client that creates A and then B sees
  * B's id above A's whichever instances answered.
  */
-export function etcdStore(config: AppConfig, reporters: WriteReporters, onWatchError: (error: Error) => void): RecordStore {
+export function etcdStore(
+  config: AppConfig,
+  reporters: WriteReporters,
+  onWatchError: (error: Error) => void,
+  observer?: StoreObserver,
+): RecordStore {
   return new EtcdRecordStore({
     endpoints: config.etcdEndpoints,
     prefix: config.etcdPrefix,
@@ -27,6 +33,7 @@ export function etcdStore(config: AppConfig, reporters: WriteReporters, onWatchE
     idBlockSize: 1,
     ...reporters,
     onWatchError,
+    ...(observer === undefined ? {} : { observer }),
   });
 }
 
@@ -44,8 +51,12 @@ export interface SharedLimits {
  * failed-authentication limiter exchanges once a client is within half its limit: its checks run on
  * every credentialed request, which must not all wait for etcd; its failures are always exchanged.
  */
-export function sharedLimits(config: AppConfig, onError: (error: unknown) => void): SharedLimits {
-  const client = new EtcdClient({ endpoints: config.etcdEndpoints });
+export function sharedLimits(
+  config: AppConfig,
+  onError: (error: unknown) => void,
+  onRoundTrip?: (path: string, seconds: number, error: string | undefined) => void,
+): SharedLimits {
+  const client = new EtcdClient({ endpoints: config.etcdEndpoints, ...(onRoundTrip === undefined ? {} : { onRoundTrip }) });
   const counts = (name: string): EtcdSharedCounts => new EtcdSharedCounts({ client, prefix: `${config.etcdPrefix}.${name}` });
   const rateLimiter =
     config.rateLimitPerMinute === 0

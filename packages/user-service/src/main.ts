@@ -67,6 +67,8 @@ async function main(): Promise<void> {
   process.on('SIGINT', () => stop('SIGINT'));
   const address = await service.listen();
   process.stdout.write(`${JSON.stringify({ level: 'info', message: 'configuration', config: redactConfig(config) })}\n`);
+  const metricsPort = service.metricsPort();
+  if (metricsPort !== undefined) process.stdout.write(`metrics on http://${config.host}:${metricsPort}/metrics\n`);
   process.stdout.write(`listening on ${config.tls === undefined ? 'http' : 'https'}://${config.host}:${address.port}\n`);
 }
 

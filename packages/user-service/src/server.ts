@@ -8,8 +8,10 @@ import {
   CHANNEL_NAMES,
   ContentEncodingFeature,
   CorsFilter,
+  serveMetrics,
   type ContainerRequestContext,
   type ListenOptions,
+  type MetricsServer,
 } from '@jaxrs-node/pipeline';
 import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
 import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog/embedded.js';
@@ -59,6 +61,8 @@ import { UsersResource } from './http/resources/users-resource.js';
 import { XmlUsersResource } from './http/resources/xml-resource.js';
 import { TOKENS } from './http/di-tokens.js';
 import { createRecordStore, type RecordStore } from './storage/index.js';
+import type { StoreObserver } from './storage/store-observer.js';
+import { serviceMetrics } from './metrics-wiring.js';
 
 /** Every resource class of the service (also used by the DI test). */
 export const RESOURCES = [
@@ -109,7 +113,10 @@ export interface Service {
   readonly store: RecordStore;
   readonly container: DependencyContainer;
   readonly jobs: JobService;
+  /** Listens on PORT, and first on METRICS_PORT when it is set. */
   listen(): Promise<AddressInfo>;
+  /** The port of the metrics listener once `listen()` resolved; undefined without METRICS_PORT. */
+  metricsPort(): number | undefined;
   /** Graceful: drain HTTP, finish jobs, flush storage. Says whether everything went cleanly. */
   close(): Promise<ServiceStopped>;
 }
@@ -132,7 +139,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   const logInfo = options.logInfo ?? defaultInfoLog;
   // Loaded only with STORAGE=etcd: a journal deployment never loads the etcd client.
   const etcd = config.storage === 'etcd' ? await import('./etcd-wiring.js') : undefined;
-  const store = options.store ?? configuredStore(config, etcd, logError, logInfo);
+  // METRICS_PORT: HTTP metrics by route, and the store's latencies, on a listener of their own.
+  const metrics = config.metricsPort === undefined ? undefined : serviceMetrics(config.storage);
+  const store = options.store ?? configuredStore(config, etcd, logError, logInfo, metrics?.store);
   await store.open();
   const users = new UserService(store);
   // Loaded only with TRACING=true: without it the service never needs @opentelemetry/api.
@@ -201,7 +210,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   });
   container.register(TOKENS.apiKeys, { useValue: new ApiKeyVerifier(config.apiKeys) });
   // With several instances (etcd) the limits are counted across all of them.
-  const shared = etcd?.sharedLimits(config, (error) => logError(error, undefined));
+  const shared = etcd?.sharedLimits(config, (error) => logError(error, undefined), metrics?.etcdRoundTrip);
   const rateLimiter =
     shared !== undefined
       ? shared.rateLimiter
@@ -243,6 +252,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       healthFeature(store, etcd?.etcdReachable(store)),
       new MultipartFeature({ limits: files.multipartLimits }),
       new UploadLimitFilter(files.limits),
+      ...(metrics === undefined ? [] : [metrics.http]),
     ],
     errorBody: serviceErrorBody,
     // RFC 9457 problem details for a client whose Accept prefers them; the specified body otherwise.
@@ -271,16 +281,25 @@ export async function createService(config: AppConfig, options: ServiceOptions =
           );
         };
   if (onFinish !== undefined) diagnostics_channel.subscribe(CHANNEL_NAMES.finish, onFinish);
+  let metricsServer: MetricsServer | undefined;
 
   return {
     app,
     store,
     container,
     jobs,
-    listen: () => app.listen(config.port, config.host, listenOptions(config)),
+    async listen() {
+      // The metrics listener first: a port it cannot have fails the start before the API is served.
+      if (metrics !== undefined && config.metricsPort !== undefined) {
+        metricsServer = await serveMetrics(metrics.registry, { port: config.metricsPort, host: config.host });
+      }
+      return app.listen(config.port, config.host, listenOptions(config));
+    },
+    metricsPort: () => metricsServer?.port,
     async close() {
       const problems: string[] = [];
       const http = await app.close(config.shutdownDeadlineMs);
+      await metricsServer?.close();
       if (!http.drained) problems.push(`the shutdown deadline (${config.shutdownDeadlineMs} ms) cut ${http.cutConnections} connection(s)`);
       clearInterval(sweeper);
       await jobs.whenIdle();
@@ -312,6 +331,7 @@ function configuredStore(
   etcd: typeof import('./etcd-wiring.js') | undefined,
   logError: (error: unknown, request: undefined) => void,
   logInfo: (message: string) => void,
+  observer: StoreObserver | undefined,
 ): RecordStore {
   const reporters = {
     // Once per failure streak, naming the errno; writes are refused (507/503) until it heals.
@@ -321,13 +341,14 @@ function configuredStore(
   // The watch reconnects by itself; a log line says the store lagged meanwhile.
   if (config.storage === 'etcd') {
     if (etcd === undefined) throw new TypeError('STORAGE=etcd: the etcd wiring is not loaded');
-    return etcd.etcdStore(config, reporters, (error) => logError(error, undefined));
+    return etcd.etcdStore(config, reporters, (error) => logError(error, undefined), observer);
   }
   return createRecordStore(config.storage, join(config.dataDir, 'store'), {
     // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
     onSnapshotError: (error) => logError(error, undefined),
     onSnapshotRecovered: (recovery) => logInfo(recovery.message),
     ...reporters,
+    ...(observer === undefined ? {} : { observer }),
   });
 }
 

@@ -50,6 +50,8 @@ export interface AppConfig {
   readonly tls: TlsConfig | undefined;
   /** HTTP2: h2 (with TLS, HTTP/1.1 too by ALPN) or h2c without TLS. */
   readonly http2: boolean;
+  /** `METRICS_PORT`: the metrics listener's port (0: a free one); undefined when metrics are off. */
+  readonly metricsPort: number | undefined;
   /** Absolute path. */
   readonly dataDir: string;
   readonly adminUsername: string;
@@ -255,6 +257,7 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
     port: r.int('PORT', D.PORT, 0, 65_535),
     host: r.text('HOST', D.HOST, (v) => (/^[^\s/]+$/.test(v) ? undefined : 'must be a host name or IP address')),
     http2: r.bool('HTTP2', D.HTTP2),
+    metricsPort: r.raw('METRICS_PORT') === undefined ? undefined : r.int('METRICS_PORT', 0, 0, 65_535),
     dataDir,
     adminUsername,
     adminPassword,
@@ -309,6 +312,13 @@ export async function loadConfig(env: NodeJS.ProcessEnv = process.env, fs: Confi
   }
   if (keyFile !== undefined && certFile === undefined) {
     r.problem('TLS_CERT_FILE', 'required with TLS_KEY_FILE: the path of the certificate (PEM) the key belongs to');
+  }
+  const { metricsPort } = partial;
+  if (metricsPort !== undefined && metricsPort !== 0 && metricsPort === partial.port) {
+    r.problem('METRICS_PORT', `must differ from PORT (${partial.port}): the metrics are never served on the public port`);
+  }
+  if (metricsPort !== undefined && r.raw('WORKERS') !== undefined && workers !== 1) {
+    r.problem('METRICS_PORT', 'is served by a single process: unset it or use WORKERS=1 (each worker would need a port of its own)');
   }
   if (storage === 'etcd' && r.raw('ETCD_ENDPOINTS') === undefined) {
     r.problem('ETCD_ENDPOINTS', 'required with STORAGE=etcd: comma-separated client URLs, e.g. http://10.0.0.1:2379,http://10.0.0.2:2379');

@@ -78,6 +78,12 @@ export const CONFIG_DOCS: readonly ConfigDoc[] = Object.freeze([
     description:
       '`true`: HTTP/2. With TLS, negotiated by ALPN, HTTP/1.1 clients served on the same port; without TLS, h2c with prior knowledge only (no HTTP/1.1).',
   },
+  {
+    name: 'METRICS_PORT',
+    default: '(none)',
+    description:
+      'Port of a separate metrics listener on `HOST` (0-65535; 0 picks a free one): `GET /metrics` answers the Prometheus text format (HTTP metrics by route, store commit and etcd latencies). Off when unset; refused when equal to `PORT`, or with `WORKERS` other than 1.',
+  },
   { name: 'DATA_DIR', default: D.DATA_DIR, description: 'Directory for the journal, snapshots, uploads and the generated token secret.' },
   {
     name: 'ADMIN_USERNAME',

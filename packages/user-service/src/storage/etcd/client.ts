@@ -31,6 +31,11 @@ export interface EtcdClientOptions {
   readonly connectTimeoutMs?: number;
   /** Largest answer read (and largest single watch message); default 8 MiB. */
   readonly maxResponseBytes?: number;
+  /**
+   * Told of every HTTP round trip of a call (each attempt; watch streams excluded): the gateway
+   * path (`/v3/kv/txn`), its seconds, and the {@link EtcdError} code when it failed. Default: none.
+   */
+  readonly onRoundTrip?: (path: string, seconds: number, error: string | undefined) => void;
 }
 
 /** Options every call takes. */
@@ -292,6 +297,7 @@ export class EtcdClient {
       requestTimeoutMs: positive('requestTimeoutMs', options.requestTimeoutMs ?? 2000),
       connectTimeoutMs: positive('connectTimeoutMs', options.connectTimeoutMs ?? 1000),
       maxResponseBytes: this.#maxResponseBytes,
+      onRoundTrip: options.onRoundTrip,
     });
   }
 

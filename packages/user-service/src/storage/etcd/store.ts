@@ -23,6 +23,7 @@ import { encodeBatch } from '../record-codec.js';
 import { conflictError, RecordStoreError, type CommitOptions, type Mutation, type RecordLease, type WriteStatus } from '../record-store.js';
 import { StateStore } from '../state-store.js';
 import type { WriteReporters } from '../write-failure.js';
+import { errorCode, type StoreObserver } from '../store-observer.js';
 
 /** Options of {@link EtcdRecordStore}. */
 export interface EtcdStoreOptions extends WriteReporters {
@@ -38,6 +39,8 @@ export interface EtcdStoreOptions extends WriteReporters {
   readonly idBlockSize?: number;
   /** Told when the watch breaks (it reconnects by itself) or a stored value is unreadable. */
   readonly onWatchError?: (error: Error) => void;
+  /** Told how long each commit and each round trip to etcd took (metrics); none by default. */
+  readonly observer?: StoreObserver;
 }
 
 const ignore = (): void => undefined;
@@ -81,6 +84,7 @@ export class EtcdRecordStore extends StateStore {
   readonly #timeoutMs: number;
   readonly #reporters: WriteReporters;
   readonly #client: EtcdClient;
+  readonly #observer: StoreObserver | undefined;
   readonly #keys: EtcdKeys;
   readonly #follower: EtcdFollower;
   readonly #ids: IdBlocks;
@@ -108,6 +112,7 @@ export class EtcdRecordStore extends StateStore {
     integer('leaseTtlSeconds', leaseTtlSeconds, 1);
     integer('idBlockSize', idBlockSize, 1);
     this.#reporters = options;
+    this.#observer = options.observer;
     const endpoints = Array.isArray(options.endpoints) ? options.endpoints.length : 1;
     // Each attempt gets a share of the deadline, so that one stalled member leaves time for the others.
     const attemptMs = Math.max(Math.ceil(requestTimeoutMs / endpoints), Math.min(requestTimeoutMs, 500));
@@ -117,6 +122,7 @@ export class EtcdRecordStore extends StateStore {
         requestTimeoutMs: attemptMs,
         connectTimeoutMs: Math.min(1000, attemptMs),
         deadlineMs: requestTimeoutMs,
+        ...(options.observer?.roundTrip === undefined ? {} : { onRoundTrip: options.observer.roundTrip }),
       });
     } catch (err) {
       throw new TypeError(`EtcdRecordStore: ${(err as Error).message}`, { cause: err });
@@ -206,6 +212,25 @@ export class EtcdRecordStore extends StateStore {
   }
 
   async commit(mutations: Mutation[], options?: CommitOptions): Promise<void> {
+    const observe = this.#observer?.commit;
+    if (observe === undefined) return this.#commitNow(mutations, options);
+    const start = performance.now();
+    let error: string | undefined;
+    try {
+      await this.#commitNow(mutations, options);
+    } catch (err) {
+      error = errorCode(err);
+      throw err;
+    } finally {
+      try {
+        observe((performance.now() - start) / 1000, error);
+      } catch {
+        // An observer that throws is ignored: metrics must not fail a commit.
+      }
+    }
+  }
+
+  async #commitNow(mutations: Mutation[], options: CommitOptions | undefined): Promise<void> {
     if (this.phase !== 'open') throw this.notWritable();
     const batch = encodeBatch(mutations);
     const plan = planCommit(this.#keys, mutations, batch, options?.expect);

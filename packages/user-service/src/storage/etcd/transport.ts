@@ -18,6 +18,8 @@ export interface TransportLimits {
   readonly requestTimeoutMs: number;
   readonly connectTimeoutMs: number;
   readonly maxResponseBytes: number;
+  /** Told of every attempt of a call (one HTTP round trip): its path, seconds, and error code if it failed. */
+  readonly onRoundTrip?: ((path: string, seconds: number, error: string | undefined) => void) | undefined;
 }
 
 /** Largest error body read from a non-2xx answer. */
@@ -83,17 +85,39 @@ export class EtcdTransport {
     deadlineMs: number,
   ): Promise<T> {
     const payload = JSON.stringify(body);
-    return this.#withFailover(signal, deadlineMs, true, async ({ endpoint, signal: attemptSignal }) => {
-      const response = await this.#post(endpoint, path, payload, attemptSignal, this.#limits.requestTimeoutMs);
-      const text = await readBounded(response.body, this.#limits.maxResponseBytes, endpoint);
-      let answer: Record<string, unknown>;
+    const observe = this.#limits.onRoundTrip;
+    return this.#withFailover(signal, deadlineMs, true, async (attempt) => {
+      if (observe === undefined) return this.#roundTrip(path, payload, decode, attempt);
+      const start = performance.now();
       try {
-        answer = object(JSON.parse(text), `answer of ${path}`);
+        const result = await this.#roundTrip(path, payload, decode, attempt);
+        tell(observe, path, start, undefined);
+        return result;
       } catch (err) {
-        throw new EtcdError('BAD_RESPONSE', `unreadable answer of ${path}`, { endpoint, retriable: false, cause: err });
+        // The attempt's own signal ends it at its timeout: classify() sees that as TIMEOUT.
+        const timedOut = attempt.signal.aborted && signal?.aborted !== true ? attempt.signal : undefined;
+        tell(observe, path, start, classify(err, attempt.endpoint, signal, timedOut).code);
+        throw err;
       }
-      return decode(answer, endpoint);
     });
+  }
+
+  /** One attempt of {@link call}: the POST, its whole answer read and decoded. */
+  async #roundTrip<T>(
+    path: string,
+    payload: string,
+    decode: (answer: Record<string, unknown>, endpoint: string) => T,
+    { endpoint, signal: attemptSignal }: Attempt,
+  ): Promise<T> {
+    const response = await this.#post(endpoint, path, payload, attemptSignal, this.#limits.requestTimeoutMs);
+    const text = await readBounded(response.body, this.#limits.maxResponseBytes, endpoint);
+    let answer: Record<string, unknown>;
+    try {
+      answer = object(JSON.parse(text), `answer of ${path}`);
+    } catch (err) {
+      throw new EtcdError('BAD_RESPONSE', `unreadable answer of ${path}`, { endpoint, retriable: false, cause: err });
+    }
+    return decode(answer, endpoint);
   }
 
   /**
@@ -167,6 +191,20 @@ export class EtcdTransport {
         }
       }
     }
+  }
+}
+
+/** Tells the round-trip observer; one that throws is ignored (metrics must not fail a call). */
+function tell(
+  observe: (path: string, seconds: number, error: string | undefined) => void,
+  path: string,
+  start: number,
+  error: string | undefined,
+): void {
+  try {
+    observe(path, (performance.now() - start) / 1000, error);
+  } catch {
+    // ignored: see above
   }
 }
 
