@@ -1,9 +1,18 @@
 import 'reflect-metadata';
-import diagnostics_channel from 'node:diagnostics_channel';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { Application, CHANNEL_NAMES, CorsFilter, GzipFeature, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import {
+  Application,
+  CorsFilter,
+  GzipFeature,
+  jsonLogger,
+  LoggingFeature,
+  RequestIdFeature,
+  requestId,
+  type ContainerRequestContext,
+  type Logger,
+} from '@jaxrs-node/pipeline';
 import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
 import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog/embedded.js';
 import type { AppConfig } from './domain/config/app-config.js';
@@ -26,7 +35,6 @@ import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from './http/filters/
 import { DurabilityFilter } from './http/filters/durability-filter.js';
 import { ServiceHeadersFilter } from './http/filters/service-headers-filter.js';
 import { RateLimitFilter } from './http/filters/rate-limit-filter.js';
-import { REQUEST_ID_PROPERTY, RequestIdFilter } from './http/filters/request-id-filter.js';
 import { CustomFieldInterceptor } from './http/providers/custom-field-interceptor.js';
 import { StoreErrorMapper } from './http/providers/store-error-mapper.js';
 import { XmlUserWriter } from './http/providers/xml-user-writer.js';
@@ -70,7 +78,6 @@ export const RESOURCES = [
 
 /** Every provider class the service registers (instances are added beside them). */
 export const PROVIDER_CLASSES = [
-  RequestIdFilter,
   ApiVersionFilter,
   BasicAuthFilter,
   BearerAuthFilter,
@@ -85,7 +92,7 @@ export const PROVIDER_CLASSES = [
 export interface ServiceOptions {
   /** A store to use instead of the configured one (tests). */
   store?: RecordStore;
-  /** Where one JSON line per request goes; `null` disables the access log. */
+  /** Where the access log's JSON lines go (one per request, without the newline); `null` disables the access log. */
   log?: ((line: string) => void) | null;
   /** Where unexpected errors go (also journal snapshot failures). */
   logError?: (error: unknown, request: ContainerRequestContext | undefined) => void;
@@ -199,12 +206,17 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     useValue: new ClientConcurrency({ perClient: config.largeDataPerClient, total: LARGE_DATA_TOTAL }),
   });
 
+  const log = options.log === undefined ? (config.logRequests ? defaultAccessLog : null) : options.log;
   const app = new Application({
     // A local store has one writer: a second process must not serve it.
     singleProcess: !store.shared,
     container,
     resources: [...RESOURCES],
     providers: [
+      // Before any filter: the id is on the request, its log lines and every response (404, 503 while closing too).
+      new RequestIdFeature({ header: 'x-request-id' }),
+      // One access line per request (LOG_REQUESTS), superset of the documented fields: time, requestId, method, path, status, durationMs.
+      ...(log === null ? [] : [new LoggingFeature({ logger: accessLogger(log), requestIdKey: 'requestId' })]),
       ...PROVIDER_CLASSES,
       new XmlUserWriter(),
       new StoreErrorMapper(logError),
@@ -227,25 +239,6 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   });
   app.build();
 
-  const log = options.log === undefined ? (config.logRequests ? defaultAccessLog : null) : options.log;
-  const onFinish =
-    log === null
-      ? undefined
-      : (message: unknown): void => {
-          const m = message as { request: ContainerRequestContext; status: number; durationMs: number };
-          log(
-            JSON.stringify({
-              time: new Date().toISOString(),
-              requestId: m.request.getProperty(REQUEST_ID_PROPERTY),
-              method: m.request.method,
-              path: m.request.path,
-              status: m.status,
-              durationMs: m.durationMs,
-            }),
-          );
-        };
-  if (onFinish !== undefined) diagnostics_channel.subscribe(CHANNEL_NAMES.finish, onFinish);
-
   return {
     app,
     store,
@@ -261,7 +254,6 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       jobs.close();
       await shared?.close();
       await upstream?.close();
-      if (onFinish !== undefined) diagnostics_channel.unsubscribe(CHANNEL_NAMES.finish, onFinish);
       const write = store.writeStatus();
       if (!write.writable) problems.push(`the store could not write: ${write.reason}`);
       try {
@@ -323,11 +315,27 @@ function defaultAccessLog(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
+/** The request logger: JSON lines (`time` as ISO 8601, `requestId`, `method`, `route`) into the access log's writer. */
+function accessLogger(log: (line: string) => void): Logger {
+  return jsonLogger({ level: 'info', time: 'iso', destination: { write: (chunk: string) => log(chunk.slice(0, -1)) } });
+}
+
 function defaultInfoLog(message: string): void {
   process.stdout.write(`${JSON.stringify({ level: 'info', time: new Date().toISOString(), message })}\n`);
 }
 
-function defaultErrorLog(error: unknown): void {
+/** One JSON line on stderr; a request's error carries its id, method and route (template, never the raw path). */
+function defaultErrorLog(error: unknown, request: ContainerRequestContext | undefined): void {
   const e = error as Error;
-  process.stderr.write(`${JSON.stringify({ level: 'error', time: new Date().toISOString(), error: e?.message, stack: e?.stack })}\n`);
+  const info = request?.resourceInfo;
+  const line = {
+    level: 'error',
+    time: new Date().toISOString(),
+    requestId: request === undefined ? undefined : requestId(request),
+    method: request?.method || undefined,
+    route: info === undefined || request === undefined ? undefined : request.basePath + info.path,
+    error: e?.message,
+    stack: e?.stack,
+  };
+  process.stderr.write(`${JSON.stringify(line)}\n`);
 }
