@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/domain/config/app-config.js';
 import { createService, type Service } from '../../src/server.js';
 import { MemoryRecordStore } from '../../src/storage/index.js';
@@ -80,5 +80,36 @@ describe('request id and access log', () => {
     });
     expect(typeof mine[0]!.durationMs).toBe('number');
     expect(Number.isNaN(Date.parse(mine[0]!.time as string))).toBe(false);
+  });
+});
+
+describe('the default error log', () => {
+  it("writes a request's unexpected error on stderr with its requestId, method and route", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'user-service-errlog-'));
+    const config = await loadConfig({ DATA_DIR: dataDir, SEED: 'none', STORAGE: 'memory', PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
+    class BrokenStore extends MemoryRecordStore {
+      override get<T>(collection: string, id: number): T | undefined {
+        if (collection === 'users') throw new Error('disk melted');
+        return super.get<T>(collection, id);
+      }
+    }
+    const service = await createService(config, { store: new BrokenStore(), log: null });
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk: string | Uint8Array) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      const r = await service.app.inject({ url: '/api/users/1', headers: { 'x-request-id': 'err-1' } });
+      expect(r.status).toBe(500);
+      expect(r.headers['x-request-id']).toBe('err-1');
+    } finally {
+      spy.mockRestore();
+      await service.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    const lines = written.map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'error', requestId: 'err-1', method: 'GET', route: '/api/users/{id}', error: 'disk melted' });
   });
 });
