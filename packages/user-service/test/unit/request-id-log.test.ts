@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { loadConfig } from '../../src/domain/config/app-config.js';
 import { createService, type Service } from '../../src/server.js';
-import { MemoryRecordStore } from '../../src/storage/index.js';
+import { MemoryRecordStore, type StoredRecord } from '../../src/storage/index.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -88,7 +88,7 @@ describe('the default error log', () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'user-service-errlog-'));
     const config = await loadConfig({ DATA_DIR: dataDir, SEED: 'none', STORAGE: 'memory', PORT: '0', RATE_LIMIT_PER_MINUTE: '0' });
     class BrokenStore extends MemoryRecordStore {
-      override get<T>(collection: string, id: number): T | undefined {
+      override get<T extends StoredRecord>(collection: string, id: number): T | undefined {
         if (collection === 'users') throw new Error('disk melted');
         return super.get<T>(collection, id);
       }
