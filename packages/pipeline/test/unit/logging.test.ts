@@ -286,3 +286,10 @@ describe('ApplicationOptions.log', () => {
     expect(error).toMatchObject({ method: 'GET', path: '/users/boom', msg: 'database on fire' });
   });
 });
+
+describe('ApplicationOptions.log validation', () => {
+  it('refuses a log without the level methods at construction', () => {
+    expect(() => new Application({ log: console.log as unknown as Logger })).toThrow(/log must be a Logger/);
+    expect(() => new Application({ log: {} as Logger })).toThrow(/log must be a Logger/);
+  });
+});

@@ -177,6 +177,13 @@ export class Application {
         `errorFormat must be one of ${ERROR_FORMATS.map((f) => `'${f}'`).join(', ')}, got ${String(options.errorFormat)}`,
       );
     }
+    const log = options.log;
+    if (
+      log !== undefined &&
+      (typeof log !== 'object' || log === null || typeof log.warn !== 'function' || typeof log.error !== 'function')
+    ) {
+      throw new TypeError('log must be a Logger (warn, error, ... and child() methods): a pino instance or jsonLogger()');
+    }
     this.container = options.container ?? rootContainer.createChildContainer();
     // Marked, so build() can say that an entry of `resources` is not a resource class.
     for (const r of options.resources ?? []) this.registrations.push({ target: r, asResource: true });
