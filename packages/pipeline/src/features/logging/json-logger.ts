@@ -50,7 +50,7 @@ export class JsonLogger implements Logger {
   private readonly out: LogDestination;
   private readonly iso: boolean;
   /** The bindings as JSON members, each followed by a comma (`"reqId":"a1",`), or ''. */
-  private readonly prefix: string;
+  private prefix: string;
 
   trace: (obj: object, msg?: string) => void = noop;
   debug: (obj: object, msg?: string) => void = noop;
@@ -59,7 +59,7 @@ export class JsonLogger implements Logger {
   error: (obj: object, msg?: string) => void = noop;
   fatal: (obj: object, msg?: string) => void = noop;
 
-  constructor(options: JsonLoggerOptions = {}, prefix?: string, out?: LogDestination) {
+  constructor(options: JsonLoggerOptions = {}) {
     const level = options.level ?? 'info';
     if (level !== 'silent' && !Object.hasOwn(LOG_LEVELS, level)) {
       throw new TypeError(`jsonLogger: level must be one of ${[...NAMES, 'silent'].join(', ')}, got ${String(level)}`);
@@ -69,8 +69,8 @@ export class JsonLogger implements Logger {
     }
     this.level = level;
     this.iso = options.time === 'iso';
-    this.out = out ?? destinationOf(options.destination);
-    this.prefix = prefix ?? members(options.base ?? {});
+    this.out = destinationOf(options.destination);
+    this.prefix = members(options.base ?? {});
     const threshold = level === 'silent' ? Infinity : LOG_LEVELS[level];
     for (const name of NAMES) {
       if (LOG_LEVELS[name] >= threshold) this[name] = this.writer(LOG_LEVELS[name]);
@@ -79,7 +79,9 @@ export class JsonLogger implements Logger {
 
   /** A logger writing `bindings` on every line besides this one's. */
   child(bindings: Record<string, unknown>): JsonLogger {
-    return new JsonLogger({ level: this.level, time: this.iso ? 'iso' : 'epoch' }, this.prefix + members(bindings), this.out);
+    const child = new JsonLogger({ level: this.level, time: this.iso ? 'iso' : 'epoch', destination: this.out });
+    child.prefix = this.prefix + members(bindings);
+    return child;
   }
 
   private writer(level: number): (obj: object, msg?: string) => void {
