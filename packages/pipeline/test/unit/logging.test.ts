@@ -5,6 +5,7 @@
  * In-process and over a real socket.
  */
 import 'reflect-metadata';
+import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
@@ -143,6 +144,22 @@ describe('RequestIdFeature', () => {
     const late = await a.inject({ url: '/users/1', headers: { 'x-correlation-id': 'late-1' } });
     expect(late.status).toBe(503);
     expect(late.headers['x-correlation-id']).toBe('late-1');
+  });
+
+  it('echoed on the 400 for an HTTP/1.1 request without Host (raw socket)', async () => {
+    const a = setup([new RequestIdFeature()], { log: jsonLogger({ level: 'silent' }) });
+    const { port } = await a.listen(0);
+    const head = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.write('GET /users/1 HTTP/1.1\r\nX-Request-Id: no-host-1\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (d: string) => (text += d));
+      socket.on('end', () => resolve(text));
+      socket.on('error', reject);
+      socket.setTimeout(5000, () => socket.destroy(new Error('no answer')));
+    });
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head.toLowerCase()).toContain('x-request-id: no-host-1\r\n');
   });
 
   it('refuses a header that is not a token and a generator that is not a function', () => {
