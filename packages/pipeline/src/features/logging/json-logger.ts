@@ -49,7 +49,7 @@ export class JsonLogger implements Logger {
   readonly level: LogLevel | 'silent';
   private readonly out: LogDestination;
   private readonly iso: boolean;
-  /** The bindings as JSON members, each followed by a comma (`"reqId":"a1",`), or ''. */
+  /** The bindings as JSON members, each preceded by a comma (`,"reqId":"a1"`), or ''. */
   private prefix: string;
 
   trace: (obj: object, msg?: string) => void = noop;
@@ -86,21 +86,29 @@ export class JsonLogger implements Logger {
 
   private writer(level: number): (obj: object, msg?: string) => void {
     const head = `{"level":${level},"time":`;
+    // The access line repeats one message: its JSON is kept, not made again per line.
+    let lastMsg: string | undefined;
+    let lastJson = '';
     return (obj, msg) => {
       const time = this.iso ? `"${new Date().toISOString()}"` : String(Date.now());
-      let line = `${head}${time},${this.prefix}`;
-      const fields = members(obj);
-      line += fields;
-      if (msg !== undefined) line += `"msg":${JSON.stringify(msg)},`;
-      this.out.write(`${line.slice(0, -1)}}\n`);
+      let tail = '}\n';
+      if (msg !== undefined) {
+        if (msg !== lastMsg) {
+          lastMsg = msg;
+          lastJson = `,"msg":${JSON.stringify(msg)}`;
+        }
+        tail = `${lastJson}}\n`;
+      }
+      this.out.write(head + time + this.prefix + members(obj) + tail);
     };
   }
 }
 
-/** `obj`'s own enumerable members as JSON text, each followed by a comma; '' for none. Errors keep message and stack. */
+/** `obj`'s own enumerable members as JSON text, each preceded by a comma; '' for none. Errors keep message and stack. */
 function members(obj: object): string {
   const json = hasError(obj) ? JSON.stringify(obj, errorReplacer) : JSON.stringify(obj);
-  return json === undefined || json.length <= 2 ? '' : `${json.slice(1, -1)},`;
+  if (json === undefined || json.length <= 2) return '';
+  return `,${json.slice(1, -1)}`;
 }
 
 /** Whether a member of `obj` is an Error (then the slower replacer runs; an access line has none). */
