@@ -43,6 +43,9 @@ export const SERVERS: readonly ServerSpec[] = [
   { name: 'fastify-hooks', cmd: 'node', args: ['dist/fastify-hooks.js'], url: USER_URL, filters: true },
   { name: 'pipeline', cmd: 'node', args: ['dist/pipeline.js'], url: USER_URL },
   { name: 'pipeline-filters', cmd: 'node', args: ['dist/pipeline-filters.js'], url: USER_URL, filters: true },
+  { name: 'fastify-pino', cmd: 'node', args: ['dist/fastify-pino.js'], url: USER_URL },
+  { name: 'pipeline-ops', cmd: 'node', args: ['dist/pipeline-ops.js'], url: USER_URL, expectHeaders: ['x-request-id'] },
+  { name: 'pipeline-context', cmd: 'node', args: ['dist/pipeline-context.js'], url: USER_URL },
 ];
 
 /**

@@ -46,6 +46,7 @@ const PROBES: Record<string, { path: string; status: number }> = {
   '26-openapi': { path: '/openapi.json', status: 200 },
   '27-client': { path: '/shop/books/1', status: 200 },
   '28-every-core': { path: '/whoami', status: 200 },
+  '29-logging': { path: '/api/orders/1', status: 200 },
   '30-metrics': { path: '/api/orders/1', status: 200 },
   '31-tracing': { path: '/shop/products/tea', status: 200 },
   '32-health': { path: '/health/ready', status: 200 },
@@ -55,7 +56,7 @@ const PROBES: Record<string, { path: string; status: number }> = {
 
 /** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
 const expectAllExamples = (): void => {
-  expect(exampleDirs).toHaveLength(33);
+  expect(exampleDirs).toHaveLength(34);
   expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
 };
 

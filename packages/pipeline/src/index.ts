@@ -302,6 +302,28 @@ export {
   SseFeature,
 } from './features/sse/index.js';
 export type { EventLogOptions, ResolvedSseOptions, SseCloseReason, SseOptions } from './features/sse/index.js';
+export {
+  JsonLogger,
+  jsonLogger,
+  LOG_LEVELS,
+  LoggingFeature,
+  REDACTED,
+  REDACTED_HEADERS,
+  redactHeaders,
+  RequestIdFeature,
+  requestId,
+  requestLogger,
+} from './features/logging/index.js';
+export type {
+  JsonLoggerOptions,
+  LogDestination,
+  LogLevel,
+  Logger,
+  LoggingFeatureOptions,
+  RequestIdOptions,
+} from './features/logging/index.js';
+export { currentRequest, RequestContextFeature } from './features/request-context/index.js';
+export type { CurrentRequest } from './features/request-context/index.js';
 export { reusePortSupported, serveOnCores } from './core/server/workers.js';
 export type {
   ApplicationFactory,

@@ -9,6 +9,7 @@ import type { TypeToken } from '../core/context/contracts.js';
 import type { ContainerRequestContext } from '../core/context/request-context.js';
 import type { ResourceInfo } from '../core/context/resource-info.js';
 import { isThenable } from '../core/util/thenable.js';
+import { ambientRequest } from '../core/internal/observation.js';
 import { clientChannels } from './diagnostics.js';
 import { ClientErrorCode, ClientProcessingError, ClientTimeoutError } from './errors.js';
 import { transportFailure } from './failures.js';
@@ -123,7 +124,8 @@ class Call implements ResponseRuntime {
       input.entity,
       input.entityType,
       input.resourceInfo,
-      input.propagateFrom ?? options?.request,
+      // Without an explicit request, the current one when RequestContextFeature is on.
+      input.propagateFrom ?? options?.request ?? ambientRequest(),
     );
     this.providers = core.providers;
     this.chains = input.chains;

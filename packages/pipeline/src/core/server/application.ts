@@ -31,6 +31,7 @@ import type { RouteMethod } from '../internal/model.js';
 import type { Constructor, RequestOutcome, TypeToken } from '../context/contracts.js';
 import type { ErrorBodyFactory, ErrorLogger, Runtime } from '../internal/runtime.js';
 import { ERROR_FORMATS, type ErrorFormat } from '../internal/error-format.js';
+import { REQUEST_LOGGER_PROPERTY, type Logger } from '../internal/observation.js';
 
 /** How an application is configured; every field is optional. */
 export interface ApplicationOptions {
@@ -60,15 +61,26 @@ export interface ApplicationOptions {
   errorFormat?: ErrorFormat;
   /** The problem details of `errorFormat` `'problem'`/`'negotiate'`. Default {@link problemDetailsErrorBody}. */
   problemBody?: ErrorBodyFactory;
-  /** Where unexpected (5xx) errors are reported. Default: one JSON line on stderr. */
+  /**
+   * Where unexpected (5xx) errors are reported. Default: through {@link log} when given (the
+   * request's own logger when `LoggingFeature` gave it one, so the line carries its id and
+   * route), else one JSON line on stderr.
+   */
   logger?: ErrorLogger;
+  /**
+   * The application's logger (a `pino` instance, `jsonLogger()`, anything with the {@link Logger}
+   * methods): the library's start-up warnings and unexpected errors go through it unless
+   * `onWarning` or `logger` say otherwise. Default: JSON lines on stderr.
+   * @example new Application({ resources: [Users], log: jsonLogger({ level: 'info' }) })
+   */
+  log?: Logger;
   /** Record which components ran and send them in `X-Pipeline-Trace`. Default false. */
   tracing?: boolean;
   /** Register the built-in JSON, text, bytes, stream and form providers. Default true. */
   builtinProviders?: boolean;
   /** Treat start-up warnings (docs/errors.md, "Start-up errors and warnings") as errors. Default false. */
   strict?: boolean;
-  /** Where start-up warnings go, once, at `build()`. Default: one JSON line on stderr. */
+  /** Where start-up warnings go, once, at `build()`. Default: `log.warn` when {@link log} is given, else one JSON line on stderr. */
   onWarning?: (warning: ModelProblem) => void;
   /** Deadline (ms) of every resource method without `@Deadline` (see {@link Deadline}). Default: none. */
   deadline?: number;
@@ -103,6 +115,39 @@ export const defaultErrorBody: ErrorBodyFactory = (error) => {
   if (Array.isArray(error.details)) body.errors = error.details;
   return body;
 };
+
+/** Start-up warnings through the application's logger. */
+const warnThrough =
+  (log: Logger) =>
+  (w: ModelProblem): void =>
+    log.warn({ code: w.code }, w.message);
+
+/**
+ * Unexpected errors through the application's logger: the request's own logger when a feature
+ * gave it one (its lines carry the request id and route), else `log` with the method and path.
+ */
+const errorsThrough =
+  (log: Logger): ErrorLogger =>
+  (error, request) => {
+    const own = request?.getProperty(REQUEST_LOGGER_PROPERTY) as Logger | undefined;
+    const e = error as Error | undefined;
+    const message = e?.message ?? String(error);
+    if (own !== undefined) own.error({ err: errorFields(error) }, message);
+    else
+      log.error(
+        request === undefined ? { err: errorFields(error) } : { err: errorFields(error), method: request.method, path: request.path },
+        message,
+      );
+  };
+
+/** An error as log fields (pino's `err` shape: type, message, stack); a non-error as its string. */
+function errorFields(error: unknown): Record<string, unknown> {
+  if (!(error instanceof Error)) return { message: String(error) };
+  const fields: Record<string, unknown> = { type: error.name, message: error.message, stack: error.stack };
+  const code = (error as { code?: unknown }).code;
+  if (code !== undefined) fields.code = code;
+  return fields;
+}
 
 const defaultLogger: ErrorLogger = (error, request) => {
   const e = error as Error;
@@ -143,6 +188,13 @@ export class Application {
       throw new TypeError(
         `errorFormat must be one of ${ERROR_FORMATS.map((f) => `'${f}'`).join(', ')}, got ${String(options.errorFormat)}`,
       );
+    }
+    const log = options.log;
+    if (
+      log !== undefined &&
+      (typeof log !== 'object' || log === null || typeof log.warn !== 'function' || typeof log.error !== 'function')
+    ) {
+      throw new TypeError('log must be a Logger (warn, error, ... and child() methods): a pino instance or jsonLogger()');
     }
     this.container = options.container ?? rootContainer.createChildContainer();
     // Marked, so build() can say that an entry of `resources` is not a resource class.
@@ -191,8 +243,9 @@ export class Application {
       },
     });
     // Every problem of the model at once (Jersey's ModelValidationException): errors throw here.
-    problems.finish(this.options.strict === true, this.options.onWarning ?? defaultOnWarning);
-    const logError = this.options.logger ?? defaultLogger;
+    const log = this.options.log;
+    problems.finish(this.options.strict === true, this.options.onWarning ?? (log === undefined ? defaultOnWarning : warnThrough(log)));
+    const logError = this.options.logger ?? (log === undefined ? defaultLogger : errorsThrough(log));
     const state: Runtime['state'] = { inflight: 0, closing: false, stopping: false, onIdle: undefined };
     this.routesBuilt = model.routes;
     this.rt = {
