@@ -113,7 +113,8 @@ async function instructions(shape: Shape, warmup: number, requests: number): Pro
       const tool = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`];
       const server = await spawnServer(spec, {
         prefix: ['valgrind', ...tool],
-        runtimeArgs: ['--hash-seed=1', '--random-seed=1'],
+        // INSTR_NODE_FLAGS as in instructions.ts (e.g. --no-concurrent-recompilation on a busy host).
+        runtimeArgs: ['--hash-seed=1', '--random-seed=1', ...(process.env.INSTR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '')],
         readyMs: 180_000,
       });
       try {

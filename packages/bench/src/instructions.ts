@@ -64,7 +64,11 @@ function missesOf(t: Map<string, number>, requests: number): Misses | undefined 
 async function countOne(spec: ServerSpec, warmup: number, requests: number, cache: boolean): Promise<Count> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-instr-'));
   try {
-    const seeds = spec.cmd === 'node' ? ['--hash-seed=1', '--random-seed=1'] : [];
+    // INSTR_NODE_FLAGS: extra node flags for every server, e.g. `--no-concurrent-recompilation`: the
+    // optimising compiler then runs on the main thread during the warm-up, so a loaded host (which
+    // starves its background threads and leaves code unoptimised longer) does not move the count.
+    const extra = (process.env.INSTR_NODE_FLAGS ?? '').split(' ').filter((f) => f !== '');
+    const seeds = spec.cmd === 'node' ? ['--hash-seed=1', '--random-seed=1', ...extra] : [];
     const tool = ['--tool=callgrind', '--separate-threads=yes', `--callgrind-out-file=${join(dir, 'cg')}`, ...(cache ? CACHE_ARGS : [])];
     const server = await spawnServer(spec, { prefix: ['valgrind', ...tool], runtimeArgs: seeds, readyMs: 180_000 });
     const { url, child, io: out } = server;
