@@ -257,6 +257,33 @@ export {
   SseFeature,
 } from './features/sse/index.js';
 export type { EventLogOptions, ResolvedSseOptions, SseCloseReason, SseOptions } from './features/sse/index.js';
+export {
+  FailedAuthLimiter,
+  MemoryRateLimitStore,
+  NoRateLimit,
+  RateLimit,
+  RateLimitConfigurationError,
+  RateLimitFeature,
+  RateLimitKeys,
+  SlidingWindowLimiter,
+} from './features/rate-limit/index.js';
+export type {
+  CountSharing,
+  FailedAuthLimiterOptions,
+  MemoryRateLimitStoreOptions,
+  RateLimitConfigurationCode,
+  RateLimitDecision,
+  RateLimitFeatureOptions,
+  RateLimitHeadersOptions,
+  RateLimitKey,
+  RateLimitPolicy,
+  RateLimitStore,
+  RateLimitStoreOptions,
+  RateLimitWindow,
+  SlidingWindowLimiterOptions,
+} from './features/rate-limit/index.js';
+export { SecurityHeaders, SecurityHeadersFeature } from './features/security-headers/index.js';
+export type { SecurityHeadersOptions } from './features/security-headers/index.js';
 export { reusePortSupported, serveOnCores } from './core/server/workers.js';
 export type {
   ApplicationFactory,
