@@ -3,7 +3,18 @@ import diagnostics_channel from 'node:diagnostics_channel';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
-import { Application, CHANNEL_NAMES, ContentEncodingFeature, CorsFilter, type ContainerRequestContext } from '@jaxrs-node/pipeline';
+import {
+  Application,
+  CHANNEL_NAMES,
+  ContentEncodingFeature,
+  CorsFilter,
+  FailedAuthLimiter,
+  MemoryRateLimitStore,
+  RateLimitFeature,
+  RateLimitKeys,
+  SecurityHeadersFeature,
+  type ContainerRequestContext,
+} from '@jaxrs-node/pipeline';
 import { MultipartFeature } from '@jaxrs-node/pipeline/multipart';
 import { EmbeddedCatalog, type ProductLookup, type ProductView } from './domain/catalog/embedded.js';
 import type { AppConfig } from './domain/config/app-config.js';
@@ -13,9 +24,9 @@ import { IdempotencyService } from './domain/common/idempotency.js';
 import { RememberedLogins } from './domain/auth/remembered-logins.js';
 import { JobService } from './domain/jobs/service.js';
 import { OrderService } from './domain/orders/service.js';
-import { AuthFailureGuard } from './domain/auth/failures.js';
 import { ClientConcurrency, LARGE_DATA_TOTAL } from './domain/limits/client-concurrency.js';
-import { RateLimiter } from './domain/limits/rate-limit.js';
+import { SharedRateLimitStore } from './domain/limits/shared-rate-limit-store.js';
+import { RateLimited } from './http/bindings.js';
 import { seedDemoData } from './domain/seed/demo-data.js';
 import { TokenService } from './domain/auth/bearer-tokens.js';
 import { TRACE_CONTEXT_HEADERS, UpstreamCatalog } from './domain/catalog/upstream.js';
@@ -25,7 +36,6 @@ import { ApiVersionFilter } from './http/filters/api-version-filter.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from './http/filters/auth-filters.js';
 import { DurabilityFilter } from './http/filters/durability-filter.js';
 import { ServiceHeadersFilter } from './http/filters/service-headers-filter.js';
-import { RateLimitFilter } from './http/filters/rate-limit-filter.js';
 import { REQUEST_ID_PROPERTY, RequestIdFilter } from './http/filters/request-id-filter.js';
 import { CustomFieldInterceptor } from './http/providers/custom-field-interceptor.js';
 import { StoreErrorMapper } from './http/providers/store-error-mapper.js';
@@ -77,7 +87,6 @@ export const PROVIDER_CLASSES = [
   BasicAuthFilter,
   BearerAuthFilter,
   ApiKeyFilter,
-  RateLimitFilter,
   CustomFieldInterceptor,
   DurabilityFilter,
   ServiceHeadersFilter,
@@ -191,21 +200,26 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   container.register(TOKENS.apiKeys, { useValue: new ApiKeyVerifier(config.apiKeys) });
   // With several instances (etcd) the limits are counted across all of them.
   const shared = etcd?.sharedLimits(config, (error) => logError(error, undefined));
-  const rateLimiter =
-    shared !== undefined
-      ? shared.rateLimiter
-      : config.rateLimitPerMinute === 0
-        ? null
-        : new RateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 });
-  // A factory, not `useValue`: tsyringe tests `useValue != undefined`, so `useValue: null` (rate
-  // limiting off) is not a value provider and resolving it fails at start-up.
-  container.register(TOKENS.rateLimiter, { useFactory: () => rateLimiter });
+  // Requests per client (principal, else socket address) on every @RateLimited resource, with the
+  // X-Rate-Limit-* names the API promises beside the draft's RateLimit-Policy / RateLimit.
+  const rateLimits =
+    config.rateLimitPerMinute === 0
+      ? undefined
+      : new RateLimitFeature({
+          key: RateLimitKeys.principal,
+          default: { limit: config.rateLimitPerMinute, windowMs: 60_000 },
+          binding: RateLimited,
+          store: shared?.rateLimiter != null ? new SharedRateLimitStore(shared.rateLimiter) : new MemoryRateLimitStore({ maxKeys: 10_000 }),
+          headers: { legacy: 'X-Rate-Limit' },
+        });
   const authFailures =
     shared !== undefined
       ? shared.authFailures
       : config.authFailuresPerMinute === 0
         ? null
-        : new AuthFailureGuard({ limit: config.authFailuresPerMinute });
+        : new FailedAuthLimiter({ limit: config.authFailuresPerMinute });
+  // A factory, not `useValue`: tsyringe tests `useValue != undefined`, so `useValue: null` (limits
+  // off) is not a value provider and resolving it fails at start-up.
   container.register(TOKENS.authFailures, { useFactory: () => authFailures });
   container.register(TOKENS.largeData, {
     useValue: new ClientConcurrency({ perClient: config.largeDataPerClient, total: LARGE_DATA_TOTAL }),
@@ -219,6 +233,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     providers: [
       ...(tracing === undefined ? [] : [tracing.feature]),
       ...PROVIDER_CLASSES,
+      ...(rateLimits === undefined ? [] : [rateLimits]),
+      // nosniff, no-referrer, frame-ancestors 'none', DENY, same-origin, HSTS over TLS; /docs keeps its own policy.
+      new SecurityHeadersFeature(),
       new XmlUserWriter(),
       new StoreErrorMapper(logError),
       new CorsFilter({

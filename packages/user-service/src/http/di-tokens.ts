@@ -12,7 +12,6 @@ export const TOKENS = {
   tokens: Symbol('TokenService'),
   basic: Symbol('BasicAuthenticator'),
   apiKeys: Symbol('ApiKeyVerifier'),
-  rateLimiter: Symbol('RateLimiter'),
-  authFailures: Symbol('AuthFailureGuard'),
+  authFailures: Symbol('FailedAuthLimiter'),
   largeData: Symbol('LargeDataConcurrency'),
 } as const;
