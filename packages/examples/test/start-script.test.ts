@@ -49,11 +49,13 @@ const PROBES: Record<string, { path: string; status: number }> = {
   '31-tracing': { path: '/shop/products/tea', status: 200 },
   '32-health': { path: '/health/ready', status: 200 },
   '33-ranges': { path: '/media/notes', status: 200 },
+  '35-rate-limits': { path: '/health', status: 200 },
+  '36-security-headers': { path: '/api/users', status: 200 },
 };
 
 /** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
 const expectAllExamples = (): void => {
-  expect(exampleDirs).toHaveLength(31);
+  expect(exampleDirs).toHaveLength(33);
   expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
 };
 

@@ -205,7 +205,13 @@ class RateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter
   private async several(ctx: ContainerRequestContext, key: string): Promise<void> {
     const store = this.store;
     const peeked = await Promise.all(this.policies.map(async (p) => store.peek(key, p)));
-    if (peeked.some((d) => !d.allowed)) return this.apply(ctx, peeked);
+    if (peeked.some((d) => !d.allowed)) {
+      // Nothing is counted: a window that would have admitted it still has its peeked request left.
+      return this.apply(
+        ctx,
+        peeked.map((d) => (d.allowed ? { ...d, remaining: d.remaining + 1 } : d)),
+      );
+    }
     const taken = await Promise.all(this.policies.map(async (p) => store.take(key, p)));
     this.apply(ctx, taken);
   }
