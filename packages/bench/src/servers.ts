@@ -43,6 +43,13 @@ export const SERVERS: readonly ServerSpec[] = [
   { name: 'fastify-hooks', cmd: 'node', args: ['dist/fastify-hooks.js'], url: USER_URL, filters: true },
   { name: 'pipeline', cmd: 'node', args: ['dist/pipeline.js'], url: USER_URL },
   { name: 'pipeline-filters', cmd: 'node', args: ['dist/pipeline-filters.js'], url: USER_URL, filters: true },
+  {
+    name: 'pipeline-secure',
+    cmd: 'node',
+    args: ['dist/pipeline-secure.js'],
+    url: USER_URL,
+    expectHeaders: ['ratelimit', 'ratelimit-policy', 'x-content-type-options', 'content-security-policy'],
+  },
 ];
 
 /**
