@@ -258,6 +258,13 @@ describe('RateLimitFeature options', () => {
     });
     expect(failure(build(BadWindow, withKey())).message).toMatch(/windowMs -5: it must be an integer >= 1/);
     expect(failure(build(Twice, withKey())).message).toMatch(/repeats the name "w1"/);
+    @Path('/none')
+    class NoWindow {
+      @GET() @RateLimit() get(): string {
+        return '';
+      }
+    }
+    expect(failure(build(NoWindow, withKey())).message).toMatch(/@RateLimit on NoWindow.get has no window/);
     expect(failure(build(Ok, new RateLimitFeature()))).toMatchObject({
       code: 'PIPE_RATE_LIMIT_NO_KEY',
       message: expect.stringContaining('Ok.get'),

@@ -129,6 +129,12 @@ export class RateLimitFeature implements DynamicFeature {
     let route: readonly RateLimitPolicy[];
     let headers: RouteHeaders;
     if (own !== undefined) {
+      if (own.length === 0) {
+        throw new RateLimitConfigurationError(
+          'PIPE_RATE_LIMIT_INVALID',
+          `@RateLimit on ${where} has no window: give one, e.g. @RateLimit({ limit: 100, windowMs: 60_000 }), or use @NoRateLimit()`,
+        );
+      }
       route = policies(own, `${where} ${info.httpMethod}`, `@RateLimit on ${where}`);
       headers = this.#headers(route);
     } else if (
