@@ -196,6 +196,35 @@ describe('RateLimitFeature options', () => {
     expect(only.headers.ratelimit).toBeUndefined();
   });
 
+  it("a class's @RateLimit covers its methods, each counted apart; a method's own replaces it", async () => {
+    @Path('/c')
+    @RateLimit({ limit: 1, windowMs: 60_000 })
+    class Limited1 {
+      @GET() @Path('/x') x(): string {
+        return 'x';
+      }
+      @GET() @Path('/y') y(): string {
+        return 'y';
+      }
+      @GET() @Path('/z') @RateLimit({ limit: 3, windowMs: 60_000 }) z(): string {
+        return 'z';
+      }
+    }
+    const app = new Application({ resources: [Limited1], providers: [new RateLimitFeature({ key: RateLimitKeys.address })] });
+    expect((await app.inject('/c/x')).status).toBe(200);
+    expect((await app.inject('/c/x')).status).toBe(429);
+    expect((await app.inject('/c/y')).status).toBe(200);
+    expect((await app.inject('/c/z')).headers['ratelimit-policy']).toBe('"w60";q=3;w=60');
+  });
+
+  it('RateLimitKeys.apiKey keys on the header only once the request is authenticated', () => {
+    const key = RateLimitKeys.apiKey('X-Api-Key');
+    const authenticated = { securityContext: SecurityContext.of({ name: 'x' }), getHeader: () => 'k1', remoteAddress: '10.0.0.1' };
+    expect(key(authenticated as unknown as ContainerRequestContext)).toBe('k:k1');
+    const unauthenticated = { ...authenticated, securityContext: { authenticated: false } };
+    expect(key(unauthenticated as unknown as ContainerRequestContext)).toBe('a:10.0.0.1');
+  });
+
   it('awaits a store that answers with Promises', async () => {
     const inner = new MemoryRateLimitStore();
     const calls: string[] = [];
