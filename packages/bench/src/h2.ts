@@ -16,7 +16,7 @@
  * the servers named by their script (`pipeline-h2c,fastify-h2c`).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { control, totals } from './callgrind.js';
@@ -126,6 +126,9 @@ async function instructions(shape: Shape, warmup: number, requests: number): Pro
         const files = readdirSync(dir).filter((f) => /^cg\.1-\d+$/.test(f));
         if (!files.includes('cg.1-01')) throw new Error(`${spec.name}: no callgrind dump`);
         const main = (totals(join(dir, 'cg.1-01')).get('Ir') ?? 0) / requests;
+        // INSTR_KEEP=<dir>: the main thread's dump, for callgrind_annotate (as in instructions.ts).
+        const keep = process.env.INSTR_KEEP;
+        if (keep !== undefined) cpSync(join(dir, 'cg.1-01'), join(keep, `${spec.args[0]!.replace(/^dist\/|\.js$/g, '')}.callgrind`));
         process.stderr.write(`${spec.name}: ${Math.round(main)} instructions/request\n`);
         rows.push(`| ${spec.name} | ${Math.round(main)} |`);
       } finally {

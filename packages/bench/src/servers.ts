@@ -46,6 +46,13 @@ export const SERVERS: readonly ServerSpec[] = [
   { name: 'fastify-pino', cmd: 'node', args: ['dist/fastify-pino.js'], url: USER_URL },
   { name: 'pipeline-ops', cmd: 'node', args: ['dist/pipeline-ops.js'], url: USER_URL, expectHeaders: ['x-request-id'] },
   { name: 'pipeline-context', cmd: 'node', args: ['dist/pipeline-context.js'], url: USER_URL },
+  {
+    name: 'pipeline-secure',
+    cmd: 'node',
+    args: ['dist/pipeline-secure.js'],
+    url: USER_URL,
+    expectHeaders: ['ratelimit', 'ratelimit-policy', 'x-content-type-options', 'content-security-policy'],
+  },
 ];
 
 /**

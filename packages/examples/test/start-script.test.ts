@@ -52,11 +52,13 @@ const PROBES: Record<string, { path: string; status: number }> = {
   '32-health': { path: '/health/ready', status: 200 },
   '33-ranges': { path: '/media/notes', status: 200 },
   '34-jwt': { path: '/demo/token', status: 200 },
+  '35-rate-limits': { path: '/health', status: 200 },
+  '36-security-headers': { path: '/api/users', status: 200 },
 };
 
 /** Guards every loop over the examples: an empty or drifted list must not pass vacuously. */
 const expectAllExamples = (): void => {
-  expect(exampleDirs).toHaveLength(34);
+  expect(exampleDirs).toHaveLength(36);
   expect(exampleDirs).toEqual(Object.keys(PROBES).sort());
 };
 

@@ -324,6 +324,33 @@ export type {
 } from './features/logging/index.js';
 export { currentRequest, RequestContextFeature } from './features/request-context/index.js';
 export type { CurrentRequest } from './features/request-context/index.js';
+export {
+  FailedAuthLimiter,
+  MemoryRateLimitStore,
+  NoRateLimit,
+  RateLimit,
+  RateLimitConfigurationError,
+  RateLimitFeature,
+  RateLimitKeys,
+  SlidingWindowLimiter,
+} from './features/rate-limit/index.js';
+export type {
+  CountSharing,
+  FailedAuthLimiterOptions,
+  MemoryRateLimitStoreOptions,
+  RateLimitConfigurationCode,
+  RateLimitDecision,
+  RateLimitFeatureOptions,
+  RateLimitHeadersOptions,
+  RateLimitKey,
+  RateLimitPolicy,
+  RateLimitStore,
+  RateLimitStoreOptions,
+  RateLimitWindow,
+  SlidingWindowLimiterOptions,
+} from './features/rate-limit/index.js';
+export { SecurityHeaders, SecurityHeadersFeature } from './features/security-headers/index.js';
+export type { SecurityHeadersOptions } from './features/security-headers/index.js';
 export { reusePortSupported, serveOnCores } from './core/server/workers.js';
 export type {
   ApplicationFactory,

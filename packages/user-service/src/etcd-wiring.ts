@@ -3,13 +3,13 @@
  * across the instances. Loaded by server.ts only in that mode, so a journal deployment never
  * loads the etcd client.
  */
-import { AuthFailureGuard } from './domain/auth/failures.js';
 import type { AppConfig } from './domain/config/app-config.js';
 import { EtcdSharedCounts } from './storage/etcd/shared-counts.js';
 import { SharedRateLimiter } from './domain/limits/rate-limit-shared.js';
+import { SharedRateLimitStore } from './domain/limits/shared-rate-limit-store.js';
 import { EtcdClient } from './storage/etcd/client.js';
 import { EtcdRecordStore } from './storage/etcd/store.js';
-import type { HealthCheck } from '@jaxrs-node/pipeline';
+import { FailedAuthLimiter, type HealthCheck } from '@jaxrs-node/pipeline';
 import type { RecordStore } from './storage/record-store.js';
 import type { WriteReporters } from './storage/write-failure.js';
 import type { StoreObserver } from './storage/store-observer.js';
@@ -40,7 +40,7 @@ export function etcdStore(
 /** The rate limiters of an instance sharing its counts with the others, and how to stop them. */
 export interface SharedLimits {
   readonly rateLimiter: SharedRateLimiter | null;
-  readonly authFailures: AuthFailureGuard | null;
+  readonly authFailures: FailedAuthLimiter | null;
   close(): Promise<void>;
 }
 
@@ -75,7 +75,10 @@ export function sharedLimits(
         });
   return {
     rateLimiter,
-    authFailures: authLimiter === null ? null : new AuthFailureGuard({ limiter: authLimiter }),
+    authFailures:
+      authLimiter === null
+        ? null
+        : new FailedAuthLimiter({ limit: authLimiter.limit, windowMs: authLimiter.windowMs, store: new SharedRateLimitStore(authLimiter) }),
     async close() {
       await rateLimiter?.close();
       await authLimiter?.close();

@@ -6,10 +6,15 @@ import {
   Application,
   ContentEncodingFeature,
   CorsFilter,
+  FailedAuthLimiter,
   jsonLogger,
   LoggingFeature,
+  MemoryRateLimitStore,
+  RateLimitFeature,
+  RateLimitKeys,
   RequestIdFeature,
   requestId,
+  SecurityHeadersFeature,
   serveMetrics,
   type ContainerRequestContext,
   type ListenOptions,
@@ -25,9 +30,9 @@ import { IdempotencyService } from './domain/common/idempotency.js';
 import { RememberedLogins } from './domain/auth/remembered-logins.js';
 import { JobService } from './domain/jobs/service.js';
 import { OrderService } from './domain/orders/service.js';
-import { AuthFailureGuard } from './domain/auth/failures.js';
 import { ClientConcurrency, LARGE_DATA_TOTAL } from './domain/limits/client-concurrency.js';
-import { RateLimiter } from './domain/limits/rate-limit.js';
+import { SharedRateLimitStore } from './domain/limits/shared-rate-limit-store.js';
+import { RateLimited } from './http/bindings.js';
 import { seedDemoData } from './domain/seed/demo-data.js';
 import { TokenService } from './domain/auth/bearer-tokens.js';
 import { ExternalTokens } from './domain/auth/external-tokens.js';
@@ -38,7 +43,6 @@ import { ApiVersionFilter } from './http/filters/api-version-filter.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from './http/filters/auth-filters.js';
 import { DurabilityFilter } from './http/filters/durability-filter.js';
 import { ServiceHeadersFilter } from './http/filters/service-headers-filter.js';
-import { RateLimitFilter } from './http/filters/rate-limit-filter.js';
 import { CustomFieldInterceptor } from './http/providers/custom-field-interceptor.js';
 import { StoreErrorMapper } from './http/providers/store-error-mapper.js';
 import { XmlUserWriter } from './http/providers/xml-user-writer.js';
@@ -90,7 +94,6 @@ export const PROVIDER_CLASSES = [
   BasicAuthFilter,
   BearerAuthFilter,
   ApiKeyFilter,
-  RateLimitFilter,
   CustomFieldInterceptor,
   DurabilityFilter,
   ServiceHeadersFilter,
@@ -212,21 +215,26 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   container.register(TOKENS.apiKeys, { useValue: new ApiKeyVerifier(config.apiKeys) });
   // With several instances (etcd) the limits are counted across all of them.
   const shared = etcd?.sharedLimits(config, (error) => logError(error, undefined), metrics?.etcdRoundTrip);
-  const rateLimiter =
-    shared !== undefined
-      ? shared.rateLimiter
-      : config.rateLimitPerMinute === 0
-        ? null
-        : new RateLimiter({ limit: config.rateLimitPerMinute, windowMs: 60_000 });
-  // A factory, not `useValue`: tsyringe tests `useValue != undefined`, so `useValue: null` (rate
-  // limiting off) is not a value provider and resolving it fails at start-up.
-  container.register(TOKENS.rateLimiter, { useFactory: () => rateLimiter });
+  // Requests per client (principal, else socket address) on every @RateLimited resource, with the
+  // X-Rate-Limit-* names the API promises beside the draft's RateLimit-Policy / RateLimit.
+  const rateLimits =
+    config.rateLimitPerMinute === 0
+      ? undefined
+      : new RateLimitFeature({
+          key: RateLimitKeys.principal,
+          default: { limit: config.rateLimitPerMinute, windowMs: 60_000 },
+          binding: RateLimited,
+          store: shared?.rateLimiter != null ? new SharedRateLimitStore(shared.rateLimiter) : new MemoryRateLimitStore({ maxKeys: 10_000 }),
+          headers: { legacy: 'X-Rate-Limit' },
+        });
   const authFailures =
     shared !== undefined
       ? shared.authFailures
       : config.authFailuresPerMinute === 0
         ? null
-        : new AuthFailureGuard({ limit: config.authFailuresPerMinute });
+        : new FailedAuthLimiter({ limit: config.authFailuresPerMinute });
+  // A factory, not `useValue`: tsyringe tests `useValue != undefined`, so `useValue: null` (limits
+  // off) is not a value provider and resolving it fails at start-up.
   container.register(TOKENS.authFailures, { useFactory: () => authFailures });
   container.register(TOKENS.largeData, {
     useValue: new ClientConcurrency({ perClient: config.largeDataPerClient, total: LARGE_DATA_TOTAL }),
@@ -245,6 +253,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       // One access line per request (LOG_REQUESTS), superset of the documented fields: time, requestId, method, path, status, durationMs.
       ...(log === null ? [] : [new LoggingFeature({ logger: accessLogger(log), requestIdKey: 'requestId' })]),
       ...PROVIDER_CLASSES,
+      ...(rateLimits === undefined ? [] : [rateLimits]),
+      // nosniff, no-referrer, frame-ancestors 'none', DENY, same-origin, HSTS over TLS; /docs keeps its own policy.
+      new SecurityHeadersFeature(),
       new XmlUserWriter(),
       new StoreErrorMapper(logError),
       new CorsFilter({

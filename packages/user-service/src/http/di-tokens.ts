@@ -14,7 +14,6 @@ export const TOKENS = {
   externalTokens: Symbol('ExternalTokens'),
   basic: Symbol('BasicAuthenticator'),
   apiKeys: Symbol('ApiKeyVerifier'),
-  rateLimiter: Symbol('RateLimiter'),
-  authFailures: Symbol('AuthFailureGuard'),
+  authFailures: Symbol('FailedAuthLimiter'),
   largeData: Symbol('LargeDataConcurrency'),
 } as const;

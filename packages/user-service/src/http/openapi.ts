@@ -231,6 +231,10 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
     'X-Request-Id': "The request id (the client's X-Request-Id when it is a safe token)",
     'X-API-Version': 'The API version that answered',
     'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'Content-Security-Policy': "frame-ancestors 'none' (the /docs page sends its own policy)",
+    'X-Frame-Options': 'DENY',
+    'Cross-Origin-Resource-Policy': 'same-origin',
   },
   filters: [
     {
@@ -252,6 +256,8 @@ export const SERVICE_OPENAPI: OpenApiOptions = {
         'X-Rate-Limit-Limit': integer('Requests allowed per window'),
         'X-Rate-Limit-Remaining': integer('Requests left in this window'),
         'X-Rate-Limit-Reset': integer('Seconds until the window resets'),
+        'RateLimit-Policy': 'The quota, draft-ietf-httpapi-ratelimit-headers-09: "default";q=<limit>;w=60',
+        RateLimit: 'What is left of it: "default";r=<remaining>;t=<seconds until reset>',
       },
       responses: { 429: error('Over the rate limit', { 'Retry-After': 'Seconds to wait' }) },
     },

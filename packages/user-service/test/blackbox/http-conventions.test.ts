@@ -36,7 +36,7 @@ const RESOURCES: Record<string, string[]> = {
 };
 
 /** Headers that legitimately differ between two requests. */
-const VOLATILE = new Set(['date', 'x-request-id', 'x-rate-limit-remaining', 'x-rate-limit-reset', 'keep-alive', 'connection']);
+const VOLATILE = new Set(['date', 'x-request-id', 'x-rate-limit-remaining', 'x-rate-limit-reset', 'ratelimit', 'keep-alive', 'connection']);
 
 function stable(headers: HttpResult['headers']): Record<string, unknown> {
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !VOLATILE.has(k.toLowerCase())));

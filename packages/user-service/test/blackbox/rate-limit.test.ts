@@ -74,6 +74,10 @@ describe('RATE_LIMIT_PER_MINUTE=5', () => {
     expect(Number(retryAfter)).toBeLessThanOrEqual(120);
     expect(r.headers['x-rate-limit-limit']).toBe('5');
     expect(r.headers['x-rate-limit-remaining']).toBe('0');
+    // The IETF draft's fields beside them (draft-ietf-httpapi-ratelimit-headers-09).
+    expect(r.headers['ratelimit-policy']).toBe('"default";q=5;w=60');
+    expect(String(r.headers.ratelimit)).toMatch(/^"default";r=0;t=[1-9]\d*$/);
+    expect(Number(/t=(\d+)$/.exec(String(r.headers.ratelimit))?.[1])).toBeGreaterThanOrEqual(Number(retryAfter));
     const body = r.json();
     expect(body).toMatchObject({ status: 429, error: 'Too Many Requests', path: '/api/users/1' });
     expect(typeof body.timestamp).toBe('string');

@@ -1,5 +1,6 @@
 /**
- * Headers every answer carries: `X-Content-Type-Options: nosniff` on successes and on errors,
+ * Headers every answer carries: `X-Content-Type-Options: nosniff` and the other security headers
+ * of the pipeline's SecurityHeadersFeature on successes and on errors (no HSTS over plain HTTP),
  * and, with PUBLIC_BASE_URL, `Location` values on the configured public base instead of the
  * client's `Host`.
  */
@@ -33,6 +34,13 @@ describe('service headers', () => {
     const r = await http(plain.url, 'GET', path);
     expect(r.status).toBe(status);
     expect(r.headers['x-content-type-options']).toBe('nosniff');
+    expect(r.headers).toMatchObject({
+      'referrer-policy': 'no-referrer',
+      'content-security-policy': "frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+      'cross-origin-resource-policy': 'same-origin',
+    });
+    expect(r.headers['strict-transport-security']).toBeUndefined();
   });
 
   it('builds Location from the Host header without PUBLIC_BASE_URL', async () => {

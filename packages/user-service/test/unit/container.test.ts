@@ -10,16 +10,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { InjectionToken } from 'tsyringe';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FailedAuthLimiter } from '@jaxrs-node/pipeline';
 import { loadConfig } from '../../src/domain/config/app-config.js';
 import { UserService } from '../../src/domain/users/service.js';
 import { OrderService } from '../../src/domain/orders/service.js';
 import { ApiKeyVerifier, BasicAuthenticator } from '../../src/domain/auth/credentials.js';
-import { RateLimiter } from '../../src/domain/limits/rate-limit.js';
 import { TokenService } from '../../src/domain/auth/bearer-tokens.js';
 import { FileStore } from '../../src/domain/files/service.js';
 import { JobService } from '../../src/domain/jobs/service.js';
 import { ApiKeyFilter, BasicAuthFilter, BearerAuthFilter } from '../../src/http/filters/auth-filters.js';
-import { RateLimitFilter } from '../../src/http/filters/rate-limit-filter.js';
 import { UsersResource } from '../../src/http/resources/users-resource.js';
 import { JobEventLogs } from '../../src/http/job-events.js';
 import { TOKENS } from '../../src/http/di-tokens.js';
@@ -48,7 +47,7 @@ describe('the service container', () => {
   it('sees the decorator metadata the transform emitted (design:paramtypes)', () => {
     const types = Reflect.getMetadata('design:paramtypes', UsersResource) as unknown[] | undefined;
     expect(types).toHaveLength(3);
-    expect(Reflect.getMetadata('design:paramtypes', RateLimitFilter)).toHaveLength(1);
+    expect(Reflect.getMetadata('design:paramtypes', BasicAuthFilter)).toHaveLength(2);
   });
 
   it('holds the composed singletons under their tokens', () => {
@@ -64,7 +63,7 @@ describe('the service container', () => {
     expect(c.resolve(TOKENS.tokens)).toBeInstanceOf(TokenService);
     expect(c.resolve(TOKENS.basic)).toBeInstanceOf(BasicAuthenticator);
     expect(c.resolve(TOKENS.apiKeys)).toBeInstanceOf(ApiKeyVerifier);
-    expect(c.resolve(TOKENS.rateLimiter)).toBeInstanceOf(RateLimiter);
+    expect(c.resolve(TOKENS.authFailures)).toBeInstanceOf(FailedAuthLimiter);
     expect(typeof c.resolve(TOKENS.products)).toBe('function');
     // Value registrations: the same object on every resolution.
     expect(c.resolve(TOKENS.users)).toBe(c.resolve(TOKENS.users));
@@ -83,7 +82,7 @@ describe('the service container', () => {
     expect(field(c.resolve(BasicAuthFilter), 'basic')).toBe(c.resolve(TOKENS.basic));
     expect(field(c.resolve(BearerAuthFilter), 'tokens')).toBe(c.resolve(TOKENS.tokens));
     expect(field(c.resolve(ApiKeyFilter), 'keys')).toBe(c.resolve(TOKENS.apiKeys));
-    expect(field(c.resolve(RateLimitFilter), 'limiter')).toBe(c.resolve(TOKENS.rateLimiter));
+    expect(field(c.resolve(BasicAuthFilter), 'failures')).toBe(c.resolve(TOKENS.authFailures));
   });
 
   it('injects every constructor slot of every class with a registered singleton, never undefined', () => {
@@ -110,17 +109,24 @@ describe('the service container', () => {
   });
 });
 
-describe('the service container with rate limiting off (RATE_LIMIT_PER_MINUTE=0)', () => {
-  it('composes and injects a null limiter (tsyringe ignores `useValue: null`, so this needs a factory)', async () => {
+describe('the service container with limits off (RATE_LIMIT_PER_MINUTE=0, AUTH_FAILURES_PER_MINUTE=0)', () => {
+  it('composes without RateLimitFeature and injects a null failure limiter (tsyringe ignores `useValue: null`, so this needs a factory)', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'user-service-di-'));
-    const config = await loadConfig({ DATA_DIR: dataDir, SEED: 'none', STORAGE: 'memory', RATE_LIMIT_PER_MINUTE: '0' });
+    const config = await loadConfig({
+      DATA_DIR: dataDir,
+      SEED: 'none',
+      STORAGE: 'memory',
+      RATE_LIMIT_PER_MINUTE: '0',
+      AUTH_FAILURES_PER_MINUTE: '0',
+    });
     const service = await createService(config, { store: new MemoryRecordStore(), log: null });
     try {
-      expect(service.container.resolve(TOKENS.rateLimiter)).toBeNull();
-      expect(field(service.container.resolve(RateLimitFilter), 'limiter')).toBeNull();
+      expect(service.container.resolve(TOKENS.authFailures)).toBeNull();
+      expect(field(service.container.resolve(BasicAuthFilter), 'failures')).toBeNull();
       const res = await service.app.inject({ url: '/api/users' });
       expect(res.status).toBe(200);
       expect(res.headers['x-rate-limit-limit']).toBeUndefined();
+      expect(res.headers['ratelimit-policy']).toBeUndefined();
     } finally {
       await service.close();
       rmSync(dataDir, { recursive: true, force: true });

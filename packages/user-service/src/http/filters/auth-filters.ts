@@ -1,7 +1,7 @@
 import { inject, injectable } from 'tsyringe';
 import { Priorities, Priority, SecurityContext, type ContainerRequestContext, type ContainerRequestFilter } from '@jaxrs-node/pipeline';
 import type { Principal } from '../../domain/auth/principal.js';
-import type { AuthFailureGuard } from '../../domain/auth/failures.js';
+import type { FailedAuthLimiter } from '@jaxrs-node/pipeline';
 import { requireApiKey, requireBasic, requireBearer } from '../../domain/auth/guards.js';
 import { parseBasicCredentials, type ApiKeyVerifier, type BasicAuthenticator } from '../../domain/auth/credentials.js';
 import type { TokenService } from '../../domain/auth/bearer-tokens.js';
@@ -14,12 +14,12 @@ function authenticate(ctx: ContainerRequestContext, p: Principal, scheme: string
 }
 
 /**
- * Runs `check` under the failed-authentication limit (see domain/auth/failures.ts) when credentials were
+ * Runs `check` under the failed-authentication limit (the library's FailedAuthLimiter) when credentials were
  * presented; a request without any gets its challenge (401) without being counted, since real
  * clients send credentials only after that challenge (RFC 9110 §11.6.1).
  */
 function limited<T>(
-  guard: AuthFailureGuard | null,
+  guard: FailedAuthLimiter | null,
   ctx: ContainerRequestContext,
   presented: boolean,
   account: string | undefined,
@@ -36,7 +36,7 @@ function limited<T>(
 export class BasicAuthFilter implements ContainerRequestFilter {
   constructor(
     @inject(TOKENS.basic) private readonly basic: BasicAuthenticator,
-    @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
+    @inject(TOKENS.authFailures) private readonly failures: FailedAuthLimiter | null,
   ) {}
   async filterRequest(ctx: ContainerRequestContext): Promise<void> {
     const header = ctx.getHeader('authorization');
@@ -63,7 +63,7 @@ export class BasicAuthFilter implements ContainerRequestFilter {
 export class BearerAuthFilter implements ContainerRequestFilter {
   constructor(
     @inject(TOKENS.tokens) private readonly tokens: TokenService,
-    @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
+    @inject(TOKENS.authFailures) private readonly failures: FailedAuthLimiter | null,
     @inject(TOKENS.externalTokens) private readonly external: ExternalTokens | null,
   ) {}
   filterRequest(ctx: ContainerRequestContext): void | Promise<void> {
@@ -87,7 +87,7 @@ export class BearerAuthFilter implements ContainerRequestFilter {
 export class ApiKeyFilter implements ContainerRequestFilter {
   constructor(
     @inject(TOKENS.apiKeys) private readonly keys: ApiKeyVerifier,
-    @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
+    @inject(TOKENS.authFailures) private readonly failures: FailedAuthLimiter | null,
   ) {}
   filterRequest(ctx: ContainerRequestContext): void | Promise<void> {
     const key = ctx.headers['x-api-key'];

@@ -10,13 +10,11 @@ import type { AppConfig } from '../../domain/config/app-config.js';
 import { TOKENS } from '../di-tokens.js';
 
 /**
- * Headers every answer of the service carries:
- * - `X-Content-Type-Options: nosniff` on every response, errors included, so that no browser
- *   sniffs a JSON error or a download into something it would render or run (WHATWG Fetch
- *   "X-Content-Type-Options").
- * - With `PUBLIC_BASE_URL` set, a `Location` built from the request's own base URI (scheme, the
- *   client's `Host`) is rewritten onto the configured public base, so a client behind a proxy, or
- *   one sending a forged `Host`, is never sent to an address the operator did not choose.
+ * With `PUBLIC_BASE_URL` set, a `Location` built from the request's own base URI (scheme, the
+ * client's `Host`) is rewritten onto the configured public base, so a client behind a proxy, or
+ * one sending a forged `Host`, is never sent to an address the operator did not choose.
+ * (`X-Content-Type-Options: nosniff` and the other security headers come from the library's
+ * `SecurityHeadersFeature`, registered in server.ts.)
  */
 @injectable()
 @Priority(0)
@@ -24,7 +22,6 @@ export class ServiceHeadersFilter implements ContainerResponseFilter {
   constructor(@inject(TOKENS.config) private readonly config: AppConfig) {}
 
   filterResponse(req: ContainerRequestContext, res: ContainerResponseContext): void {
-    res.headers['x-content-type-options'] = 'nosniff';
     const publicBase = this.config.publicBaseUrl;
     if (publicBase === undefined) return;
     const location = res.headers.location;

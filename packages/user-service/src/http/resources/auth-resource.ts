@@ -1,6 +1,6 @@
 import { inject, injectable } from 'tsyringe';
 import { ApiTags, Consumes, Context, NotBlank, Path, POST, Produces, ContainerRequestContext } from '@jaxrs-node/pipeline';
-import type { AuthFailureGuard } from '../../domain/auth/failures.js';
+import type { FailedAuthLimiter } from '@jaxrs-node/pipeline';
 import { loginFailed } from '../../domain/auth/principal.js';
 import type { BasicAuthenticator } from '../../domain/auth/credentials.js';
 import type { TokenService } from '../../domain/auth/bearer-tokens.js';
@@ -30,7 +30,7 @@ export class AuthResource {
   constructor(
     @inject(TOKENS.basic) private readonly basic: BasicAuthenticator,
     @inject(TOKENS.tokens) private readonly tokens: TokenService,
-    @inject(TOKENS.authFailures) private readonly failures: AuthFailureGuard | null,
+    @inject(TOKENS.authFailures) private readonly failures: FailedAuthLimiter | null,
   ) {}
 
   @POST('login')
@@ -43,7 +43,7 @@ export class AuthResource {
       if (p === null) throw loginFailed();
       return p;
     };
-    // Failed logins count per client and per account, as every other scheme's (domain/auth/failures.ts).
+    // Failed logins count per client and per account, as every other scheme's (the library's FailedAuthLimiter).
     const client = ctx.remoteAddress ?? '';
     const principal =
       this.failures === null || this.basic.remembers(username, password, client)

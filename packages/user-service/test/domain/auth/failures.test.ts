@@ -1,7 +1,6 @@
-/** AuthFailureGuard: failed attempts per client and per account, checked before any credential. */
+/** The service's failed-authentication limits (the library's FailedAuthLimiter, as server.ts makes it): per client and per account, checked before any credential. */
 import { describe, expect, it } from 'vitest';
-import { NotAuthorizedError, ServiceUnavailableError } from '@jaxrs-node/pipeline';
-import { AuthFailureGuard } from '../../../src/domain/auth/failures.js';
+import { FailedAuthLimiter as AuthFailureGuard, NotAuthorizedError, ServiceUnavailableError } from '@jaxrs-node/pipeline';
 
 const wrong = (): never => {
   throw new NotAuthorizedError('Basic');
@@ -12,7 +11,7 @@ const outcome = (p: Promise<unknown>): Promise<string> =>
     (e: { status: number }) => String(e.status),
   );
 
-describe('AuthFailureGuard', () => {
+describe('FailedAuthLimiter', () => {
   it('refuses the attempt after `limit` failures of one client with 429 and Retry-After, before checking it', async () => {
     const guard = new AuthFailureGuard({ limit: 3 });
     const keys = guard.keys('10.0.0.1', 'admin');

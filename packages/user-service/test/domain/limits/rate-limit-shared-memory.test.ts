@@ -6,10 +6,14 @@
  * requests, a bounded wait when the store is down. Syncs are driven with syncNow() and explicit clocks.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { NotAuthorizedError } from '@jaxrs-node/pipeline';
-import { AuthFailureGuard } from '../../../src/domain/auth/failures.js';
+import { FailedAuthLimiter, NotAuthorizedError } from '@jaxrs-node/pipeline';
 import type { RateLimitDecision } from '../../../src/domain/limits/rate-limit.js';
 import { SharedRateLimiter, type CountWindow, type KeyWindow, type SharedCounts } from '../../../src/domain/limits/rate-limit-shared.js';
+import { SharedRateLimitStore } from '../../../src/domain/limits/shared-rate-limit-store.js';
+
+/** The library's failed-authentication limiter counting in `limiter`, as etcd-wiring.ts wires it. */
+const guardOn = (limiter: SharedRateLimiter): FailedAuthLimiter =>
+  new FailedAuthLimiter({ limit: limiter.limit, windowMs: limiter.windowMs, store: new SharedRateLimitStore(limiter) });
 
 const MINUTE = 60_000;
 /** A window-aligned instant. */
@@ -304,9 +308,9 @@ describe('SharedRateLimiter', () => {
     expect(timers()).toBe(before);
   });
 
-  it('an AuthFailureGuard on shared limiters counts failures across instances', async () => {
+  it('a FailedAuthLimiter on shared limiters counts failures across instances', async () => {
     const [a, b] = instances(2, 2);
-    const guards = [new AuthFailureGuard({ limiter: a!.limiter }), new AuthFailureGuard({ limiter: b!.limiter })];
+    const guards = [guardOn(a!.limiter), guardOn(b!.limiter)];
     const keys = guards[0]!.keys('10.0.0.1', 'admin');
     const wrong = (): never => {
       throw new NotAuthorizedError('Basic');
@@ -512,7 +516,7 @@ describe('SharedRateLimiter near the limit (takeShared, peekShared)', () => {
     expect(a!.counts.stored(T0, [...a!.counts.publishes[0]!.keys()][0]!)).toBe(4);
   });
 
-  it('the 6th wrong guess of a sequential client is 429 on any instance (AuthFailureGuard, no periodic sync)', async () => {
+  it('the 6th wrong guess of a sequential client is 429 on any instance (FailedAuthLimiter, no periodic sync)', async () => {
     const wrong = (): never => {
       throw new NotAuthorizedError('Basic');
     };
@@ -523,7 +527,7 @@ describe('SharedRateLimiter near the limit (takeShared, peekShared)', () => {
       );
     // Alternating, as the failed-authentication limiter is wired (margin: half the limit).
     const [a, b] = instances(2, 5, { syncMargin: 3 });
-    const guards = [new AuthFailureGuard({ limiter: a!.limiter }), new AuthFailureGuard({ limiter: b!.limiter })];
+    const guards = [guardOn(a!.limiter), guardOn(b!.limiter)];
     const keys = guards[0]!.keys('10.0.0.1', 'admin');
     const statuses: number[] = [];
     for (let i = 0; i < 8; i++) statuses.push(await outcome(guards[i % 2]!.attempt(keys, wrong)));
@@ -531,8 +535,8 @@ describe('SharedRateLimiter near the limit (takeShared, peekShared)', () => {
 
     // Every failure on one instance, then a guess on the other, which knew none of them.
     const [c, d] = instances(2, 5, { syncMargin: 3 });
-    const onC = new AuthFailureGuard({ limiter: c!.limiter });
-    const onD = new AuthFailureGuard({ limiter: d!.limiter });
+    const onC = guardOn(c!.limiter);
+    const onD = guardOn(d!.limiter);
     for (let i = 0; i < 5; i++) expect(await outcome(onC.attempt(keys, wrong))).toBe(401);
     const refused = await onD.attempt(keys, wrong).catch((e: unknown) => e);
     expect(refused).toMatchObject({ status: 429, headers: { 'retry-after': expect.stringMatching(/^[1-9]\d*$/) } });
