@@ -191,6 +191,7 @@ export {
 export type {
   JwksOptions,
   JwtAlgorithm,
+  FailedAuthCounter,
   JwtAuthOptions,
   JwtClaims,
   JwtFailure,

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   Application,
   Context,
+  FailedAuthLimiter,
   GET,
   JwtAuthFilter,
   NameBinding,
@@ -285,5 +286,36 @@ describe.each(TRANSPORTS)('JwtAuthFilter with a key set that hangs (%s)', (trans
     expect(res.status).toBe(503);
     expect(res.json()).toMatchObject({ code: 'PIPE_JWT_KEYS_UNAVAILABLE' });
     expect(performance.now() - started).toBeLessThan(5000);
+  });
+});
+
+describe.each(TRANSPORTS)('JwtAuthFilter with failed-authentication limits (%s)', (transport) => {
+  const send = serveForSuite(
+    transport,
+    () =>
+      new Application({
+        resources: [Reports],
+        providers: [
+          new JwtAuthFilter({
+            algorithms: ['RS256'],
+            keys: [{ ...rsa.verifying.export({ format: 'jwk' }), kid: 'rsa-1' }],
+            failedAuth: new FailedAuthLimiter({ limit: 2, windowMs: 60_000 }),
+          }),
+          new RolesAllowedFeature(),
+        ],
+      }),
+  );
+
+  it('counts tokens that do not verify per address and refuses the address with 429 before verifying once it is over', async () => {
+    const good = bearer(signJwt('RS256', rsa.signing, claims(), { kid: 'rsa-1' }));
+    expect((await send({ url: '/api/me', headers: good })).status).toBe(200);
+    const forged = bearer(signJwt('RS256', keyFor('RS256', 1).signing, claims(), { kid: 'rsa-1' }));
+    expect((await send({ url: '/api/me', headers: forged })).status).toBe(401);
+    const second = await send({ url: '/api/me', headers: forged });
+    expect([401, 429]).toContain(second.status);
+    const refused = await send({ url: '/api/me', headers: good });
+    expect(refused.status).toBe(429);
+    expect(refused.headers['retry-after']).toMatch(/^\d+$/);
+    expect(refused.json()).toMatchObject({ status: 429, code: 'PIPE_AUTH_FAILURES_LIMITED' });
   });
 });

@@ -4,7 +4,7 @@
  * tokens anywhere. See docs/jwt.md.
  */
 export { JwtAuthFilter, JwtInvalidTokenError } from './jwt-auth-filter.js';
-export type { JwtAuthOptions, JwtPrincipal, JwtRolesClaim } from './jwt-auth-filter.js';
+export type { FailedAuthCounter, JwtAuthOptions, JwtPrincipal, JwtRolesClaim } from './jwt-auth-filter.js';
 export { JwtVerifier } from './jwt-verifier.js';
 export type { JwtClaims, JwtHeader, JwtVerifierOptions } from './jwt-verifier.js';
 export { JWT_ALGORITHMS } from './algorithms.js';

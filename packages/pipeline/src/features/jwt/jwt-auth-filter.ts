@@ -38,6 +38,20 @@ export interface JwtAuthOptions extends JwtVerifierOptions {
    * (or the method) to decide; `true` answers 401 `WWW-Authenticate: Bearer` at once.
    */
   required?: boolean;
+  /**
+   * Failed-authentication limits shared with the application's other schemes (a
+   * `FailedAuthLimiter`): an address that used up its failed attempts gets 429 before its token is
+   * verified, and every token that does not verify counts against it. Default none.
+   * @example const failures = new FailedAuthLimiter({ limit: 10 }); new JwtAuthFilter({ algorithms: ['ES256'], keys, failedAuth: failures });
+   */
+  failedAuth?: FailedAuthCounter;
+}
+
+/** The part of `FailedAuthLimiter` (rate-limit feature) the JWT filter uses; any scheme's limiter of that shape works. */
+export interface FailedAuthCounter {
+  keys(address: string | undefined, account?: string): string[];
+  check(keys: readonly string[]): Promise<void>;
+  failed(keys: readonly string[]): Promise<void>;
 }
 
 /** A 401 with `WWW-Authenticate: Bearer ... error="invalid_token"`: one message, whatever failed. */
@@ -84,6 +98,7 @@ export class JwtAuthFilter implements ContainerRequestFilter, ContainerResponseF
   private readonly rolesPath: readonly string[];
   private readonly spaceSeparated: boolean;
   private readonly required: boolean;
+  private readonly failedAuth: FailedAuthCounter | undefined;
   private readonly missingChallenge: string;
   private readonly invalidChallenge: string;
   private readonly scopeChallenge: string;
@@ -107,6 +122,7 @@ export class JwtAuthFilter implements ContainerRequestFilter, ContainerResponseF
       throw new JwtConfigurationError(`JwtAuthFilter: roles.format must be 'array' or 'space-separated'`);
     this.spaceSeparated = format === 'space-separated';
     this.required = options.required ?? false;
+    this.failedAuth = options.failedAuth;
     const realm = options.realm === undefined ? '' : `realm=${quoted(options.realm, 'realm')}`;
     this.missingChallenge = realm === '' ? 'Bearer' : `Bearer ${realm}`;
     const prefix = realm === '' ? 'Bearer ' : `Bearer ${realm}, `;
@@ -121,9 +137,23 @@ export class JwtAuthFilter implements ContainerRequestFilter, ContainerResponseF
       if (this.required) throw new NotAuthorizedError(this.missingChallenge, 'Bearer token required', { code: 'PIPE_JWT_MISSING' });
       return;
     }
+    if (this.failedAuth !== undefined) return this.limited(ctx, token, this.failedAuth);
     return this.authenticate(token).then((sc) => {
       ctx.securityContext = sc;
     });
+  }
+
+  /** {@link filterRequest} under failed-authentication limits: refused before verifying when over, a bad token counted. */
+  private async limited(ctx: ContainerRequestContext, token: string, failures: FailedAuthCounter): Promise<void> {
+    const keys = failures.keys(ctx.remoteAddress);
+    await failures.check(keys);
+    try {
+      ctx.securityContext = await this.authenticate(token);
+    } catch (e) {
+      // Only a token that does not verify is a failed attempt (an unreachable key set is not the client's).
+      if (e instanceof JwtInvalidTokenError) await failures.failed(keys);
+      throw e;
+    }
   }
 
   filterResponse(request: ContainerRequestContext, response: ContainerResponseContext): void {
