@@ -102,6 +102,8 @@ export interface Service {
   readonly store: RecordStore;
   readonly container: DependencyContainer;
   readonly jobs: JobService;
+  /** Resolves once the users' indexes are built (readiness waits for it; see UserService.buildIndexes). */
+  readonly indexed: Promise<void>;
   listen(): Promise<AddressInfo>;
   /** Graceful: drain HTTP, finish jobs, flush storage. Says whether everything went cleanly. */
   close(): Promise<ServiceStopped>;
@@ -168,6 +170,11 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     });
   }
 
+  // Every index of the users, in the background (at once for a small store): no request builds
+  // one, and readiness stays DOWN (`indexes`) until they are all there.
+  const indexed = users.buildIndexes();
+  indexed.catch((e: unknown) => logError(e, undefined));
+
   const container = rootContainer.createChildContainer();
   container.register(TOKENS.config, { useValue: config });
   container.register(TOKENS.store, { useValue: store });
@@ -233,7 +240,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
       // zstd (where Node has it), br and gzip both ways, the pipeline's measured defaults.
       new ContentEncodingFeature({ threshold: 1024 }),
       openApiFeature(),
-      healthFeature(store, etcd?.etcdReachable(store)),
+      healthFeature(store, etcd?.etcdReachable(store), () => users.indexesReady),
       new MultipartFeature({ limits: files.multipartLimits }),
       new UploadLimitFilter(files.limits),
     ],
@@ -270,6 +277,7 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     store,
     container,
     jobs,
+    indexed,
     listen: () => app.listen(config.port, config.host),
     async close() {
       const problems: string[] = [];

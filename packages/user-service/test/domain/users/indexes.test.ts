@@ -166,6 +166,41 @@ describe('indexed queries equal the scan', () => {
     expect(checks).toBeGreaterThan(1000);
   });
 
+  it('built in the background (buildIndexes): scans meanwhile, writes during the build kept, ready at the end', async () => {
+    const store = new FakeRecordStore();
+    const time = manualClock();
+    const seeder = new UserService(store, { clock: time.clock, indexes: false });
+    const fuzz = new Fuzz(13);
+    const live: number[] = [];
+    // Above the inline limit (5 000 users), so the build takes several turns of the event loop.
+    for (let i = 0; i < 5050; i++) live.push((await seeder.create(fuzz.body())).id);
+    const indexed = new UserService(store, { clock: time.clock });
+    const scan = new UserService(store, { clock: time.clock, indexes: false });
+    const built = indexed.buildIndexes();
+    expect(indexed.buildIndexes()).toBe(built);
+    let turns = 0;
+    while (!indexed.indexesReady) {
+      // Queries answer while the build runs (the missing indexes scanned, none built by a query),
+      // and writes between its steps reach the indexes built before and after them.
+      for (const field of USER_SORT_FIELDS) {
+        const sort = { field, direction: fuzz.pick(['asc', 'desc'] as const) };
+        expect(indexed.page({ page: 3, size: 50, sort })).toEqual(scan.page({ page: 3, size: 50, sort }));
+      }
+      const email = fuzz.pick(fuzz.emails);
+      expect(indexed.findByEmail(email)).toEqual(scan.findByEmail(email));
+      const fragment = fuzz.fragment();
+      expect(indexed.search(fragment)).toEqual(scan.search(fragment));
+      await randomWrites(turns % 2 === 0 ? indexed : scan, fuzz, live, time.advance, 40);
+      await new Promise((resolve) => setImmediate(resolve));
+      turns++;
+    }
+    await built;
+    expect(turns).toBeGreaterThanOrEqual(7); // one turn per index: no query finished it early
+    compareAll(indexed, scan, fuzz);
+    await randomWrites(indexed, fuzz, live, time.advance, 300);
+    compareAll(indexed, scan, fuzz);
+  });
+
   it('confirms trigram candidates: every trigram present is not the fragment present (hand-checked)', async () => {
     const users = new UserService(new FakeRecordStore());
     await users.create({ email: 'abcXbcd@ex.com', firstName: 'Xx', lastName: 'Yy' });
