@@ -27,4 +27,6 @@ process.on('message', (message: unknown) => {
 // The IPC channel must not keep the server alive after its own shutdown path is done.
 process.channel?.unref();
 
-await import(pathToFileURL(SERVICE_MAIN).href);
+// BENCH_SERVICE_MAIN: another build of the service (a copy of its dist/ kept inside the service's
+// package, so its imports resolve), for a long run that must not see a rebuild half-way.
+await import(pathToFileURL(process.env.BENCH_SERVICE_MAIN ?? SERVICE_MAIN).href);

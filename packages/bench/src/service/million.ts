@@ -9,7 +9,8 @@
  * Run: USERS=2000,1000000 pnpm --filter @jaxrs-node/bench run million
  * Knobs: USERS (comma list, default 2000), BENCH_REQUESTS (per route and condition, default 2000),
  * BENCH_JOBS_IN_FLIGHT (default 2), BENCH_NODE_ARGS (extra node flags of the server, e.g.
- * `--trace-gc`), BENCH_SERVER_LOG (a file that receives the server's whole stdout and stderr).
+ * `--trace-gc`), BENCH_SERVER_LOG (a file that receives the server's whole stdout and stderr),
+ * BENCH_SERVICE_MAIN (another build's main.js, see million-server.ts).
  * Prints a markdown table; writes results/service/million.json.
  */
 import { fork, type ChildProcess } from 'node:child_process';
