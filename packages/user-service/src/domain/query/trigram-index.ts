@@ -10,6 +10,7 @@
  * (all trigrams present does not imply the fragment is). Results come out in ascending id order,
  * the order of the scan they replace.
  */
+import type { Turn } from './in-turns.js';
 import { SortedBlocks, type BlockCursor } from './sorted-blocks.js';
 
 /** Padding after each email; a fragment containing it is not answered by the index. */
@@ -23,6 +24,21 @@ function trigramsOf(text: string): Set<string> {
   const grams = new Set<string>();
   for (let i = 0; i < text.length; i++) grams.add(padded.slice(i, i + 3));
   return grams;
+}
+
+/** Users per step of {@link TrigramIndex.build}. */
+const BUILD_STEP = 2048;
+
+/** Appends `user.id` to the list of each trigram of its email; users come in ascending id order. */
+function listUser(lists: Map<string, number[]>, user: { readonly id: number; readonly email: string }): void {
+  const text = user.email.toLowerCase();
+  const padded = text + PAD + PAD;
+  for (let i = 0; i < text.length; i++) {
+    const gram = padded.slice(i, i + 3);
+    const ids = lists.get(gram);
+    if (ids === undefined) lists.set(gram, [user.id]);
+    else if (ids[ids.length - 1] !== user.id) ids.push(user.id); // a trigram twice in one email: once
+  }
 }
 
 /** One posting list being walked. */
@@ -50,21 +66,41 @@ export class TrigramIndex {
    * @example TrigramIndex.of([{ id: 1, email: 'a@b.io' }]).search('b.i', 10, () => true) // [1]
    */
   static of(users: Iterable<{ readonly id: number; readonly email: string }>): TrigramIndex {
-    const index = new TrigramIndex();
     const lists = new Map<string, number[]>();
-    for (const user of users) {
-      for (const gram of trigramsOf(user.email.toLowerCase())) {
-        const ids = lists.get(gram);
-        if (ids === undefined) lists.set(gram, [user.id]);
-        else ids.push(user.id);
+    for (const user of users) listUser(lists, user);
+    const index = new TrigramIndex();
+    for (const [gram, ids] of lists) index.install(gram, ids);
+    return index;
+  }
+
+  /**
+   * {@link of} in steps of {@link BUILD_STEP} users with a `turn()` between them (the background
+   * build of the service: one pass over 10^6 users takes seconds). `users` must not change meanwhile.
+   */
+  static async build(users: readonly { readonly id: number; readonly email: string }[], turn: Turn): Promise<TrigramIndex> {
+    const lists = new Map<string, number[]>();
+    for (let at = 0; at < users.length; at += BUILD_STEP) {
+      const end = Math.min(users.length, at + BUILD_STEP);
+      for (let i = at; i < end; i++) listUser(lists, users[i] as { readonly id: number; readonly email: string });
+      await turn();
+    }
+    const index = new TrigramIndex();
+    let moved = 0;
+    for (const [gram, ids] of lists) {
+      index.install(gram, ids);
+      moved += ids.length;
+      if (moved >= BUILD_STEP * 20) {
+        moved = 0;
+        await turn();
       }
     }
-    for (const [gram, ids] of lists) {
-      index.postings.set(gram, SortedBlocks.fromSorted(ids, ascending));
-      index.prefixed(gram.slice(0, 1)).add(gram);
-      index.prefixed(gram.slice(0, 2)).add(gram);
-    }
     return index;
+  }
+
+  private install(gram: string, ids: readonly number[]): void {
+    this.postings.set(gram, SortedBlocks.fromSorted(ids, ascending));
+    this.prefixed(gram.slice(0, 1)).add(gram);
+    this.prefixed(gram.slice(0, 2)).add(gram);
   }
 
   /** Can {@link search} answer `needle` (lower-cased)? False only for fragments holding {@link PAD}. */

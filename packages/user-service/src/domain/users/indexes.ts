@@ -22,6 +22,7 @@
 import type { RecordStore } from '../../storage/record-store.js';
 import { USER_SORT_FIELDS } from '../query/paging.js';
 import { UserSortIndex, type IndexedSortField } from '../query/sort-index.js';
+import { nextTurn } from '../query/in-turns.js';
 import { TrigramIndex } from '../query/trigram-index.js';
 import { KeyedLock } from './keyed-lock.js';
 import { USERS_COLLECTION, type StoredUser } from './model.js';
@@ -51,6 +52,8 @@ export class UsersIndex {
   private readonly fields = new Map<IndexedSortField, UserSortIndex>();
   private grams: TrigramIndex | undefined;
   private building: Promise<void> | undefined;
+  /** Ids written while a background build runs (see {@link build}). */
+  private touched: Set<number> | undefined;
 
   private constructor(private readonly store: RecordStore) {
     // Every applied change, this instance's or (a shared store) another's, keeps the index current.
@@ -110,32 +113,46 @@ export class UsersIndex {
   }
 
   /**
-   * Builds every index in the background, one per turn of the event loop (the id array, then
-   * one sort per field, then the trigrams), so no request ever waits for one to be built: until
-   * each is there, the queries that need it scan (same answers, slower), and the service's
-   * readiness check stays DOWN. Each index is built in one synchronous step over the records of
-   * that moment and maintained by every later write, so writes during the build are never lost.
-   * Idempotent: a second call returns the same promise.
+   * Builds every index in the background, in short synchronous steps (a few milliseconds each,
+   * see query/in-turns.ts), so no request ever waits for one and the event loop keeps answering:
+   * until all are there the queries scan (same answers, slower), and the service's readiness check
+   * stays DOWN. The indexes are built over the users of the moment the build starts; ids written
+   * meanwhile are noted, and at the end, in one step, their old entries are taken out and their
+   * current records put in, so a write during the build is never lost. Small stores are indexed at
+   * once. Idempotent: a second call returns the same promise.
    */
   build(): Promise<void> {
     if (this.building !== undefined) return this.building;
-    if (this.records().length <= INLINE_BUILD_LIMIT) {
+    const base = this.records().slice();
+    if (base.length <= INLINE_BUILD_LIMIT) {
       // Small stores (tests, the demo data) are indexed at once: ready as soon as the call returns.
-      for (const field of INDEXED_FIELDS) if (!this.fields.has(field)) this.fields.set(field, new UserSortIndex(field, this.records()));
-      this.grams ??= TrigramIndex.of(this.records());
+      for (const field of INDEXED_FIELDS) if (!this.fields.has(field)) this.fields.set(field, new UserSortIndex(field, base));
+      this.grams ??= TrigramIndex.of(base);
       this.building = Promise.resolve();
       return this.building;
     }
+    const touched = new Set<number>();
+    this.touched = touched;
     this.building = (async () => {
-      const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
-      await turn();
-      this.records();
-      for (const field of INDEXED_FIELDS) {
-        await turn();
-        if (!this.fields.has(field)) this.fields.set(field, new UserSortIndex(field, this.records()));
+      const fields = new Map<IndexedSortField, UserSortIndex>();
+      for (const field of INDEXED_FIELDS) fields.set(field, await UserSortIndex.build(field, base, nextTurn));
+      const grams = await TrigramIndex.build(base, nextTurn);
+      // One synchronous step: the writes made during the build, then the indexes go live.
+      for (const id of touched) {
+        const at = lowerBound(base, id);
+        const before = base[at]?.id === id ? base[at] : undefined;
+        const now = this.store.get<StoredUser>(USERS_COLLECTION, id);
+        const after = now !== undefined && !isVariant(now) ? now : undefined;
+        for (const index of fields.values()) {
+          if (before !== undefined) index.remove(before);
+          if (after !== undefined) index.add(after);
+        }
+        if (before !== undefined) grams.remove(id, before.email);
+        if (after !== undefined) grams.add(id, after.email);
       }
-      await turn();
-      this.grams ??= TrigramIndex.of(this.records());
+      this.touched = undefined;
+      for (const [field, index] of fields) this.fields.set(field, index);
+      this.grams = grams;
     })();
     return this.building;
   }
@@ -168,6 +185,7 @@ export class UsersIndex {
    */
   stored(id: number): void {
     this.changes++; // invalidates the cached sort
+    this.touched?.add(id);
     const records = this.sorted;
     const record = this.store.get<StoredUser>(USERS_COLLECTION, id);
     if (records === undefined || record === undefined || isVariant(record)) return; // lazy scan will see it
@@ -195,6 +213,7 @@ export class UsersIndex {
   /** Records a committed delete. Idempotent. */
   removed(id: number): void {
     this.changes++; // invalidates the cached sort
+    this.touched?.add(id);
     const records = this.sorted;
     if (records === undefined) return;
     const at = lowerBound(records, id);
