@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { USER_SORT_FIELDS } from '../../../src/domain/query/paging.js';
+import { TrigramIndex } from '../../../src/domain/query/trigram-index.js';
 import { UserService } from '../../../src/domain/users/service.js';
 import { createRecordStore } from '../../../src/storage/index.js';
 import type { RecordStore } from '../../../src/storage/record-store.js';
@@ -211,6 +212,24 @@ describe('indexed queries equal the scan', () => {
     expect(users.search('I').map((u) => u.id)).toEqual([3]); // only in the last trigram, `io\0`
     expect(users.search('b.').map((u) => u.id)).toEqual([3]);
     expect(users.search('@').map((u) => u.id)).toEqual([1, 2, 3]);
+  });
+
+  it('keys non-ASCII trigrams apart from ASCII ones (emails are ASCII, the index does not rely on it)', () => {
+    const index = TrigramIndex.of([
+      { id: 1, email: 'Ünï@ex.com' },
+      { id: 2, email: 'uni@ex.com' },
+      { id: 3, email: 'x\u4e2d\u6587@ex.com' },
+    ]);
+    index.add(4, 'ÜNÏ@b.io');
+    const all = (): boolean => true;
+    expect(index.search('ünï', 10, all)).toEqual([1, 4]);
+    expect(index.search('uni', 10, all)).toEqual([2]);
+    expect(index.search('ü', 10, all)).toEqual([1, 4]);
+    expect(index.search('ün', 10, all)).toEqual([1, 4]);
+    expect(index.search('\u4e2d\u6587', 10, all)).toEqual([3]);
+    expect(index.search('x\u4e2d\u6587@', 10, all)).toEqual([3]);
+    index.remove(1, 'Ünï@ex.com');
+    expect(index.search('ünï', 10, all)).toEqual([4]);
   });
 
   it('after a restart, rebuilt from the replayed journal', async () => {
