@@ -325,6 +325,9 @@ function configuredStore(
     return etcd.etcdStore(config, reporters, (error) => logError(error, undefined));
   }
   return createRecordStore(config.storage, join(config.dataDir, 'store'), {
+    // A snapshot every 10 000 mutations or a quarter of the state, whichever is more: at 10^6
+    // users a fixed interval rewrote the whole store (about 240 MB) every 3 000 creates.
+    snapshotGrowth: 0.25,
     // Not fatal (the journal keeps every write) but the journal grows until it is fixed.
     onSnapshotError: (error) => logError(error, undefined),
     onSnapshotRecovered: (recovery) => logInfo(recovery.message),
