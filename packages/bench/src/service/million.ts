@@ -366,6 +366,15 @@ function table(results: readonly SizeResult[]): string {
     'heap used after a full GC, MiB (bytes per user)',
     ...each((c) => `${c.heapUsedMiB.toFixed(0)} (${c.heapPerUserBytes.toFixed(0)})`),
   ]);
+  if (base !== undefined && results.length > 1) {
+    // What each user adds: the heap above the smallest run's, which carries the fixed part.
+    const marginal = (c: Condition, b: Condition, users: number): string =>
+      users === base.users ? '-' : `${(((c.heapUsedMiB - b.heapUsedMiB) * 2 ** 20) / (users - base.users)).toFixed(0)}`;
+    rows.push([
+      `heap per user above the ${base.users}-user run, bytes`,
+      ...results.flatMap((r) => [marginal(r.afterCreate, base.afterCreate, r.users), marginal(r.afterRestart, base.afterRestart, r.users)]),
+    ]);
+  }
   rows.push([
     'create (async jobs) / restart to listening, to ready',
     ...results.flatMap((r) => [
