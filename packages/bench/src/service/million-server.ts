@@ -27,6 +27,7 @@ process.on('message', (message: unknown) => {
 // The IPC channel must not keep the server alive after its own shutdown path is done.
 process.channel?.unref();
 
-// BENCH_SERVICE_MAIN: another build of the service (a copy of its dist/ kept inside the service's
-// package, so its imports resolve), for a long run that must not see a rebuild half-way.
+// BENCH_SERVICE_MAIN: another build of the service, for a long run that must not see a rebuild
+// half-way: a copy of its dist/ kept under the service's dist/ (so its imports resolve, and git,
+// lint and prettier ignore it): `cp -r dist /tmp/run && mv /tmp/run dist/.run` in the service.
 await import(pathToFileURL(process.env.BENCH_SERVICE_MAIN ?? SERVICE_MAIN).href);
