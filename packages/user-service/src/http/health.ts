@@ -4,12 +4,12 @@ import type { RecordStore } from '../storage/index.js';
 /**
  * The probes beside `GET /api/health` (which keeps its own specified answer): `GET
  * /api/health/live` (the process answers: no check) and `GET /api/health/ready` (the store takes
- * writes, etcd answers on `STORAGE=etcd`, not draining). Both in MicroProfile Health's shape, 200
+ * writes, etcd answers on `STORAGE=etcd`, the users' indexes are built, not draining). Both in MicroProfile Health's shape, 200
  * UP or 503 DOWN; no credentials, never rate limited (the service's authentication and rate-limit
  * filters are name-bound to the routes that use them); listed in the OpenAPI document (tag
  * `health`), since every answer of the service is checked against it.
  */
-export function healthFeature(store: RecordStore, etcdCheck: HealthCheck | undefined): HealthFeature {
+export function healthFeature(store: RecordStore, etcdCheck: HealthCheck | undefined, indexesReady: () => boolean): HealthFeature {
   const storeWritable: HealthCheck = {
     name: 'store',
     kind: 'readiness',
@@ -20,10 +20,17 @@ export function healthFeature(store: RecordStore, etcdCheck: HealthCheck | undef
       return { status: 'DOWN', data: { code: write.code, reason: write.reason, since: write.since } };
     },
   };
+  // The users' indexes are built in the background at start-up (UsersIndex.build): until they are,
+  // sorted pages, email filters and searches scan, which at 10^6 users takes tens of milliseconds.
+  const indexes: HealthCheck = {
+    name: 'indexes',
+    kind: 'readiness',
+    check: () => (indexesReady() ? { status: 'UP' } : { status: 'DOWN', data: { reason: 'the users indexes are being built' } }),
+  };
   return new HealthFeature({
     path: '/api/health',
     probes: ['live', 'ready'],
-    checks: etcdCheck === undefined ? [storeWritable] : [storeWritable, etcdCheck],
+    checks: etcdCheck === undefined ? [storeWritable, indexes] : [storeWritable, etcdCheck, indexes],
     openApi: true,
   });
 }

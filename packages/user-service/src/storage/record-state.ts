@@ -131,6 +131,13 @@ export class RecordState {
     return this.collections.get(name)?.records.size ?? 0;
   }
 
+  /** Records in every collection. */
+  records(): number {
+    let count = 0;
+    for (const c of this.collections.values()) count += c.records.size;
+    return count;
+  }
+
   /**
    * Records of `name` in ascending id order. After an out-of-order insert the Map is rebuilt once
    * (TimSort on nearly sorted input is linear), so the cost stays within a constant factor of

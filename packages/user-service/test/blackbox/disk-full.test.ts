@@ -81,6 +81,7 @@ describe.skipIf(!mounted)('a full DATA_DIR (tmpfs; skipped when `mount` is not p
           status: 'DOWN',
           data: { code: 'ERR_STORE_FULL', reason: expect.stringContaining('ENOSPC'), since: expect.any(String) },
         },
+        { name: 'indexes', status: 'UP' },
       ],
     });
     expect((await http(server.url, 'GET', '/api/health/live')).status).toBe(200);

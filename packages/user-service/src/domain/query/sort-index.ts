@@ -8,6 +8,7 @@
  * values stay last), so it is walked value group by value group from the end of the present part.
  */
 import { userComparator, type SortDirection, type UserSortField } from './paging.js';
+import { sortInTurns, type Turn } from './in-turns.js';
 import { SortedBlocks } from './sorted-blocks.js';
 import type { StoredUser } from '../users/model.js';
 
@@ -26,13 +27,23 @@ type Key = string | number;
 export class UserSortIndex {
   private readonly items: SortedBlocks<StoredUser>;
 
-  /** Builds the index over `records` with one full sort. */
+  /** Builds the index over `records` with one full sort (`sorted`: already in this index's order). */
   constructor(
     readonly field: IndexedSortField,
     records: readonly StoredUser[],
+    sorted = false,
   ) {
     const compare = userComparator({ field, direction: 'asc' });
-    this.items = SortedBlocks.fromSorted([...records].sort(compare), compare);
+    this.items = SortedBlocks.fromSorted(sorted ? records : [...records].sort(compare), compare);
+  }
+
+  /**
+   * The index of `records` sorted in short steps with a `turn()` between them ({@link sortInTurns}),
+   * for the background build. `records` must not change meanwhile.
+   */
+  static async build(field: IndexedSortField, records: readonly StoredUser[], turn: Turn): Promise<UserSortIndex> {
+    const sorted = await sortInTurns(records, userComparator({ field, direction: 'asc' }), turn);
+    return new UserSortIndex(field, sorted, true);
   }
 
   /** Adds a record (or replaces the one with the same id and key). */

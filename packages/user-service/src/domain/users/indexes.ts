@@ -8,24 +8,36 @@
  * pages become a slice, and the page total is `length`. The array holds references to the records
  * the store already keeps, so it costs one pointer per user.
  *
- * Beside it, built lazily on first use and from then on maintained by every write (create,
- * replace, patch, delete): one sort index per sortable field (sort-index.ts) and a trigram index
+ * Beside it, built in the background at start-up ({@link UsersIndex.build}: the service's readiness
+ * waits for it) or, for a domain service used on its own, on first use, and from then on maintained
+ * by every write (create, replace, patch, delete): one sort index per sortable field (sort-index.ts) and a trigram index
  * of the lower-cased emails (trigram-index.ts). At 10^6 users they turn sorted pages, email
  * lookups and searches from linear scans into logarithmic lookups (packages/bench/src/service/indexes.ts). After a
  * restart (a new store object, replayed from its journal) everything is rebuilt from the store.
  *
- * The index is built lazily by one scan and then maintained from the store's change notifications
+ * The id array is built by one scan and then maintained from the store's change notifications
  * (`onChange`), whoever wrote. It lives in a WeakMap
  * keyed by the store so two service instances (the app's and the seeder's) never disagree.
  */
 import type { RecordStore } from '../../storage/record-store.js';
+import { USER_SORT_FIELDS } from '../query/paging.js';
 import { UserSortIndex, type IndexedSortField } from '../query/sort-index.js';
+import { nextTurn } from '../query/in-turns.js';
 import { TrigramIndex } from '../query/trigram-index.js';
 import { KeyedLock } from './keyed-lock.js';
 import { USERS_COLLECTION, type StoredUser } from './model.js';
 import { isVariant } from './representation.js';
 
 const indexes = new WeakMap<RecordStore, UsersIndex>();
+
+/** Every field with a sort index (id order is the id array itself). */
+/**
+ * Up to this many users {@link UsersIndex.build} builds everything at once (about 75 ms at 5 000,
+ * measured with packages/bench/src/service/indexes.ts) instead of over several turns.
+ */
+const INLINE_BUILD_LIMIT = 5000;
+
+const INDEXED_FIELDS: readonly IndexedSortField[] = USER_SORT_FIELDS.filter((f): f is IndexedSortField => f !== 'id');
 
 /**
  * Regular users sorted by id, their sort and search indexes, one cached full sort (unindexed
@@ -39,6 +51,9 @@ export class UsersIndex {
   private cache: { key: string; version: number; records: StoredUser[] } | undefined;
   private readonly fields = new Map<IndexedSortField, UserSortIndex>();
   private grams: TrigramIndex | undefined;
+  private building: Promise<void> | undefined;
+  /** Ids written while a background build runs (see {@link build}). */
+  private touched: Set<number> | undefined;
 
   private constructor(private readonly store: RecordStore) {
     // Every applied change, this instance's or (a shared store) another's, keeps the index current.
@@ -72,20 +87,74 @@ export class UsersIndex {
     return this.sorted;
   }
 
-  /** The sort index of `field`, built on first use by one full sort, then maintained by writes. */
-  sortIndex(field: IndexedSortField): UserSortIndex {
+  /**
+   * The sort index of `field`, then maintained by writes; `undefined` while {@link build} has
+   * started but not reached it (the caller scans meanwhile). Without a {@link build} (a domain
+   * service used on its own) it is built here, on first use, by one full sort.
+   */
+  sortIndex(field: IndexedSortField): UserSortIndex | undefined {
     let index = this.fields.get(field);
-    if (index === undefined) {
+    if (index === undefined && this.building === undefined) {
       index = new UserSortIndex(field, this.records());
       this.fields.set(field, index);
     }
     return index;
   }
 
-  /** The trigram index of the emails, built on first use, then maintained by writes. */
-  trigrams(): TrigramIndex {
-    this.grams ??= TrigramIndex.of(this.records());
+  /** The trigram index of the emails, like {@link sortIndex}: `undefined` while a build is under way. */
+  trigrams(): TrigramIndex | undefined {
+    if (this.grams === undefined && this.building === undefined) this.grams = TrigramIndex.of(this.records());
     return this.grams;
+  }
+
+  /** True once every index exists (built by {@link build} or on first use). */
+  get ready(): boolean {
+    return this.sorted !== undefined && this.grams !== undefined && this.fields.size === INDEXED_FIELDS.length;
+  }
+
+  /**
+   * Builds every index in the background, in short synchronous steps (a few milliseconds each,
+   * see query/in-turns.ts), so no request ever waits for one and the event loop keeps answering:
+   * until all are there the queries scan (same answers, slower), and the service's readiness check
+   * stays DOWN. The indexes are built over the users of the moment the build starts; ids written
+   * meanwhile are noted, and at the end, in one step, their old entries are taken out and their
+   * current records put in, so a write during the build is never lost. Small stores are indexed at
+   * once. Idempotent: a second call returns the same promise.
+   */
+  build(): Promise<void> {
+    if (this.building !== undefined) return this.building;
+    const base = this.records().slice();
+    if (base.length <= INLINE_BUILD_LIMIT) {
+      // Small stores (tests, the demo data) are indexed at once: ready as soon as the call returns.
+      for (const field of INDEXED_FIELDS) if (!this.fields.has(field)) this.fields.set(field, new UserSortIndex(field, base));
+      this.grams ??= TrigramIndex.of(base);
+      this.building = Promise.resolve();
+      return this.building;
+    }
+    const touched = new Set<number>();
+    this.touched = touched;
+    this.building = (async () => {
+      const fields = new Map<IndexedSortField, UserSortIndex>();
+      for (const field of INDEXED_FIELDS) fields.set(field, await UserSortIndex.build(field, base, nextTurn));
+      const grams = await TrigramIndex.build(base, nextTurn);
+      // One synchronous step: the writes made during the build, then the indexes go live.
+      for (const id of touched) {
+        const at = lowerBound(base, id);
+        const before = base[at]?.id === id ? base[at] : undefined;
+        const now = this.store.get<StoredUser>(USERS_COLLECTION, id);
+        const after = now !== undefined && !isVariant(now) ? now : undefined;
+        for (const index of fields.values()) {
+          if (before !== undefined) index.remove(before);
+          if (after !== undefined) index.add(after);
+        }
+        if (before !== undefined) grams.remove(id, before.email);
+        if (after !== undefined) grams.add(id, after.email);
+      }
+      this.touched = undefined;
+      for (const [field, index] of fields) this.fields.set(field, index);
+      this.grams = grams;
+    })();
+    return this.building;
   }
 
   /**
@@ -116,6 +185,7 @@ export class UsersIndex {
    */
   stored(id: number): void {
     this.changes++; // invalidates the cached sort
+    this.touched?.add(id);
     const records = this.sorted;
     const record = this.store.get<StoredUser>(USERS_COLLECTION, id);
     if (records === undefined || record === undefined || isVariant(record)) return; // lazy scan will see it
@@ -143,6 +213,7 @@ export class UsersIndex {
   /** Records a committed delete. Idempotent. */
   removed(id: number): void {
     this.changes++; // invalidates the cached sort
+    this.touched?.add(id);
     const records = this.sorted;
     if (records === undefined) return;
     const at = lowerBound(records, id);

@@ -27,7 +27,8 @@
  * - By default (`indexes: true`) pages sorted by another field, findByEmail, the email filter and
  *   search use indexes maintained on every write (sort-index.ts, trigram-index.ts): a page costs
  *   O(n / 1024 + page size), an email lookup O(log n + matches), a search one posting-list walk.
- *   Each index is built on first use (one sort or one pass over the users).
+ *   The server builds them in the background at start-up ({@link UserService.buildIndexes}, readiness
+ *   waits for it; meanwhile queries scan); a service used on its own builds each on first use.
  * - Unindexed services (`indexes: false`: less memory, and the reference the indexed answers are
  *   tested against) scan instead. Pages sorted by another field: one pass over the array with a
  *   bounded heap (paging-select.ts), O(n log k), k = min((page+1)*size, n - page*size), so the
@@ -194,7 +195,8 @@ export class UserService {
 
   /** Regular users whose email equals `email` exactly (emails are not unique). */
   findByEmail(email: string): UserRepresentation[] {
-    if (this.indexed) return this.index.sortIndex('email').equal(email, MAX_LIST_ITEMS).map(toUserRepresentation);
+    const byEmail = this.indexed ? this.index.sortIndex('email') : undefined;
+    if (byEmail !== undefined) return byEmail.equal(email, MAX_LIST_ITEMS).map(toUserRepresentation);
     return this.scan((user) => user.email === email);
   }
 
@@ -203,9 +205,24 @@ export class UserService {
     const needle = fragment.toLowerCase();
     const contains = (user: StoredUser): boolean => user.email.toLowerCase().includes(needle);
     // The empty fragment matches everyone: the scan stops after the first MAX_LIST_ITEMS users.
-    if (!this.indexed || needle === '' || !TrigramIndex.answers(needle)) return this.scan(contains);
-    const ids = this.index.trigrams().search(needle, MAX_LIST_ITEMS, (id) => contains(this.requireRecord(id)));
+    const grams = this.indexed && needle !== '' && TrigramIndex.answers(needle) ? this.index.trigrams() : undefined;
+    if (grams === undefined) return this.scan(contains);
+    const ids = grams.search(needle, MAX_LIST_ITEMS, (id) => contains(this.requireRecord(id)));
     return ids.map((id) => toUserRepresentation(this.requireRecord(id)));
+  }
+
+  /**
+   * Builds every index in the background (see `UsersIndex.build`): from then on no query builds
+   * one; until it resolves, queries whose index is missing scan. The composition root calls it at
+   * start-up and keeps readiness DOWN until it resolves ({@link indexesReady}).
+   */
+  buildIndexes(): Promise<void> {
+    return this.indexed ? this.index.build() : Promise.resolve();
+  }
+
+  /** Whether every index is built (always true for an unindexed service). */
+  get indexesReady(): boolean {
+    return !this.indexed || this.index.ready;
   }
 
   /** Number of regular users (the paged total). */
@@ -226,9 +243,10 @@ export class UserService {
     const email = filter.email;
     if (email !== undefined) {
       // Filtered pages: the matches are few (emails are not unique, but one address has few users).
-      const matches = (
-        this.indexed ? this.index.sortIndex('email').equal(email, Infinity) : this.index.records().filter((u) => u.email === email)
-      ).sort(userComparator(req.sort));
+      const byEmail = this.indexed ? this.index.sortIndex('email') : undefined;
+      const matches = (byEmail !== undefined ? byEmail.equal(email, Infinity) : this.index.records().filter((u) => u.email === email)).sort(
+        userComparator(req.sort),
+      );
       const offset = req.page * req.size;
       return toPage(matches.slice(offset, offset + req.size).map(toUserRepresentation), req, matches.length);
     }
@@ -237,14 +255,15 @@ export class UserService {
     const offset = req.page * req.size;
     const { field, direction } = req.sort;
     let users: readonly StoredUser[];
+    const sortIndex = field !== 'id' && this.indexed ? this.index.sortIndex(field) : undefined;
     if (field === 'id') {
       // Natural order: no sorting, just positions in the id index (from the end for desc).
       users =
         direction === 'asc'
           ? records.slice(offset, offset + req.size)
           : records.slice(Math.max(0, total - offset - req.size), Math.max(0, total - offset)).reverse();
-    } else if (this.indexed) {
-      users = this.index.sortIndex(field).page(direction, offset, req.size);
+    } else if (sortIndex !== undefined) {
+      users = sortIndex.page(direction, offset, req.size);
     } else {
       const sortKey = `${field},${direction}`;
       const compare = userComparator(req.sort);

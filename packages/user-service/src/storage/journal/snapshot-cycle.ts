@@ -27,6 +27,8 @@ const ignore = (): void => undefined;
 export interface SnapshotCycleOptions extends SnapshotReporters {
   /** Mutations between snapshot attempts; a positive integer. */
   readonly snapshotEvery: number;
+  /** Also at least this fraction of the records of the last snapshot (0-1; 0: off). */
+  readonly snapshotGrowth: number;
   readonly fsync: boolean;
 }
 
@@ -39,6 +41,9 @@ export class SnapshotCycle {
   private readonly dir: string;
   private readonly stats: RecordStoreStats;
   private readonly snapshotEvery: number;
+  private readonly snapshotGrowth: number;
+  /** Records in the last snapshot started (or, before any, in the recovered state). */
+  private lastRecords = 0;
   private readonly fsync: boolean;
   private readonly monitor: SnapshotMonitor;
   /** Mutations since the last attempt (successful or not), not since the last snapshot. */
@@ -56,13 +61,16 @@ export class SnapshotCycle {
     }
     this.dir = dir;
     this.stats = stats;
+    if (!(options.snapshotGrowth >= 0 && options.snapshotGrowth <= 1)) throw new TypeError('snapshotGrowth must be from 0 to 1');
     this.snapshotEvery = options.snapshotEvery;
+    this.snapshotGrowth = options.snapshotGrowth;
     this.fsync = options.fsync;
     this.monitor = new SnapshotMonitor(options);
   }
 
   /** Takes over what recovery found: current generation, mutations and bytes not snapshotted. */
-  resume(generation: number, mutations: number, journalBytes: number): void {
+  resume(generation: number, mutations: number, journalBytes: number, records = 0): void {
+    this.lastRecords = records;
     this.generation = generation;
     this.sinceAttempt = mutations;
     this.journalBytes = journalBytes;
@@ -75,7 +83,8 @@ export class SnapshotCycle {
 
   /** Whether the store should rotate now: enough mutations and no snapshot still running. */
   get due(): boolean {
-    return this.sinceAttempt >= this.snapshotEvery && this.running === undefined;
+    const every = Math.max(this.snapshotEvery, Math.ceil(this.lastRecords * this.snapshotGrowth));
+    return this.sinceAttempt >= every && this.running === undefined;
   }
 
   /** Snapshot health; see {@link JournalStoreHealth}. */
@@ -134,6 +143,7 @@ export class SnapshotCycle {
    */
   start(images: readonly CollectionImage[], durable: () => Promise<boolean>): void {
     this.coveredBytes = this.journalBytes;
+    this.lastRecords = images.reduce((sum, image) => sum + image.records.length, 0);
     this.running = this.snapshot(this.generation, images, durable);
   }
 

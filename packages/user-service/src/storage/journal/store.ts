@@ -42,6 +42,14 @@ export interface JournalStoreOptions extends SnapshotReporters, WriteReporters {
   dir: string;
   /** Mutations between snapshots. Default 10 000. */
   snapshotEvery?: number;
+  /**
+   * Also wait for this fraction of the records in the last snapshot (0-1, default 0: off): with
+   * 0.25 a store of 10^6 records snapshots every 250 000 mutations instead of every
+   * `snapshotEvery`, so writing snapshots costs a bounded number of records per mutation (each
+   * snapshot writes the whole state: at a fixed interval a bulk load rewrites it hundreds of times),
+   * and a restart replays at most about that fraction of the state from the journal.
+   */
+  snapshotGrowth?: number;
   /** fsync before acknowledging. Default true; false only for tests and benchmarks. */
   fsync?: boolean;
   /** While journal writes fail, how often a probe line tries the disk again, ms. Default 2 000. */
@@ -136,7 +144,7 @@ export class JournalRecordStore extends StateStore {
 
   constructor(options: JournalStoreOptions) {
     super();
-    const { dir, snapshotEvery = 10_000, fsync = true, probeIntervalMs = 2_000 } = options;
+    const { dir, snapshotEvery = 10_000, snapshotGrowth = 0, fsync = true, probeIntervalMs = 2_000 } = options;
     if (typeof dir !== 'string' || dir.length === 0) throw new TypeError('dir must be a non-empty string');
     if (!Number.isInteger(probeIntervalMs) || probeIntervalMs <= 0) throw new TypeError('probeIntervalMs must be a positive integer');
     this.probeIntervalMs = probeIntervalMs;
@@ -144,7 +152,7 @@ export class JournalRecordStore extends StateStore {
     this.observer = options.observer;
     this.dir = resolve(dir);
     this.fsync = fsync;
-    this.snapshots = new SnapshotCycle(this.dir, this.stats, { ...options, snapshotEvery, fsync });
+    this.snapshots = new SnapshotCycle(this.dir, this.stats, { ...options, snapshotEvery, snapshotGrowth, fsync });
   }
 
   /** Snapshot health: the current failure streak, if any, and the bytes a restart would replay. */
@@ -189,7 +197,7 @@ export class JournalRecordStore extends StateStore {
       const recovered = await recover(this.dir, this.state, this.stats, this.fsync);
       this.journal = recovered.journal;
       this.journalOffset = (await recovered.journal.stat()).size;
-      this.snapshots.resume(recovered.generation, recovered.sinceSnapshot, recovered.journalBytes);
+      this.snapshots.resume(recovered.generation, recovered.sinceSnapshot, recovered.journalBytes, this.state.records());
       this.phase = 'open';
     } catch (err) {
       openDirs.delete(this.dir);

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { USER_SORT_FIELDS } from '../../../src/domain/query/paging.js';
+import { TrigramIndex } from '../../../src/domain/query/trigram-index.js';
 import { UserService } from '../../../src/domain/users/service.js';
 import { createRecordStore } from '../../../src/storage/index.js';
 import type { RecordStore } from '../../../src/storage/record-store.js';
@@ -166,6 +167,41 @@ describe('indexed queries equal the scan', () => {
     expect(checks).toBeGreaterThan(1000);
   });
 
+  it('built in the background (buildIndexes): scans meanwhile, writes during the build kept, ready at the end', async () => {
+    const store = new FakeRecordStore();
+    const time = manualClock();
+    const seeder = new UserService(store, { clock: time.clock, indexes: false });
+    const fuzz = new Fuzz(13);
+    const live: number[] = [];
+    // Above the inline limit (5 000 users), so the build takes several turns of the event loop.
+    for (let i = 0; i < 5050; i++) live.push((await seeder.create(fuzz.body())).id);
+    const indexed = new UserService(store, { clock: time.clock });
+    const scan = new UserService(store, { clock: time.clock, indexes: false });
+    const built = indexed.buildIndexes();
+    expect(indexed.buildIndexes()).toBe(built);
+    let turns = 0;
+    while (!indexed.indexesReady) {
+      // Queries answer while the build runs (the missing indexes scanned, none built by a query),
+      // and writes between its steps reach the indexes built before and after them.
+      for (const field of USER_SORT_FIELDS) {
+        const sort = { field, direction: fuzz.pick(['asc', 'desc'] as const) };
+        expect(indexed.page({ page: 3, size: 50, sort })).toEqual(scan.page({ page: 3, size: 50, sort }));
+      }
+      const email = fuzz.pick(fuzz.emails);
+      expect(indexed.findByEmail(email)).toEqual(scan.findByEmail(email));
+      const fragment = fuzz.fragment();
+      expect(indexed.search(fragment)).toEqual(scan.search(fragment));
+      await randomWrites(turns % 2 === 0 ? indexed : scan, fuzz, live, time.advance, 40);
+      await new Promise((resolve) => setImmediate(resolve));
+      turns++;
+    }
+    await built;
+    expect(turns).toBeGreaterThanOrEqual(7); // many short steps, none of them finished by a query
+    compareAll(indexed, scan, fuzz);
+    await randomWrites(indexed, fuzz, live, time.advance, 300);
+    compareAll(indexed, scan, fuzz);
+  });
+
   it('confirms trigram candidates: every trigram present is not the fragment present (hand-checked)', async () => {
     const users = new UserService(new FakeRecordStore());
     await users.create({ email: 'abcXbcd@ex.com', firstName: 'Xx', lastName: 'Yy' });
@@ -176,6 +212,24 @@ describe('indexed queries equal the scan', () => {
     expect(users.search('I').map((u) => u.id)).toEqual([3]); // only in the last trigram, `io\0`
     expect(users.search('b.').map((u) => u.id)).toEqual([3]);
     expect(users.search('@').map((u) => u.id)).toEqual([1, 2, 3]);
+  });
+
+  it('keys non-ASCII trigrams apart from ASCII ones (emails are ASCII, the index does not rely on it)', () => {
+    const index = TrigramIndex.of([
+      { id: 1, email: 'Ünï@ex.com' },
+      { id: 2, email: 'uni@ex.com' },
+      { id: 3, email: 'x\u4e2d\u6587@ex.com' },
+    ]);
+    index.add(4, 'ÜNÏ@b.io');
+    const all = (): boolean => true;
+    expect(index.search('ünï', 10, all)).toEqual([1, 4]);
+    expect(index.search('uni', 10, all)).toEqual([2]);
+    expect(index.search('ü', 10, all)).toEqual([1, 4]);
+    expect(index.search('ün', 10, all)).toEqual([1, 4]);
+    expect(index.search('\u4e2d\u6587', 10, all)).toEqual([3]);
+    expect(index.search('x\u4e2d\u6587@', 10, all)).toEqual([3]);
+    index.remove(1, 'Ünï@ex.com');
+    expect(index.search('ünï', 10, all)).toEqual([4]);
   });
 
   it('after a restart, rebuilt from the replayed journal', async () => {

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { JournalRecordStore, type Mutation } from '../../../src/storage/index.js';
 import { encodeLine } from '../../../src/storage/journal/format.js';
 import { until } from '../../helpers/poll.js';
+import { range } from '../store-helpers.js';
 import { useTempDirs } from '../temp-dirs.js';
 
 const tempDir = useTempDirs('journal-recovery');
@@ -63,6 +64,33 @@ describe('JournalRecordStore recovery', () => {
     expect(again.stats.replayedBatches).toBeLessThanOrEqual(7);
     expect(await again.allocateId('users')).toBe(26);
     await again.close();
+  });
+
+  it('with snapshotGrowth, also waits for that fraction of the records of the last snapshot, after a restart too', async () => {
+    const dir = await tempDir();
+    const open = async (): Promise<JournalRecordStore> => {
+      const store = new JournalRecordStore({ dir, snapshotEvery: 10, snapshotGrowth: 0.5 });
+      await store.open();
+      return store;
+    };
+    // close() waits for a running snapshot, so the counts below are final.
+    let store = await open();
+    await store.commit(range(1, 100).map((id) => put(id))); // 100 mutations: a snapshot of 100 records
+    for (let id = 101; id <= 149; id++) await store.commit([put(id)]); // 49: past 10, short of 50
+    await store.close();
+    expect(store.stats.snapshots).toBe(1);
+
+    // Recovered: 149 records, 49 mutations since the snapshot; the next one waits for 75.
+    store = await open();
+    for (let id = 150; id <= 174; id++) await store.commit([put(id)]); // 74 in all
+    await store.close();
+    expect(store.stats.snapshots).toBe(0);
+
+    store = await open(); // 174 records: 87
+    for (let id = 175; id <= 194; id++) await store.commit([put(id)]); // 94 in all
+    await store.close();
+    expect(store.stats.snapshots).toBe(1);
+    expect(() => new JournalRecordStore({ dir, snapshotGrowth: 2 })).toThrow(/snapshotGrowth must be from 0 to 1/);
   });
 
   it('recovers ascending id order after out-of-order commits, from snapshot and journal', async () => {
