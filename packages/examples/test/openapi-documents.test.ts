@@ -7,6 +7,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { buildOpenApi, type Application } from '@jaxrs-node/pipeline';
+import { clientOf } from '@jaxrs-node/pipeline/client';
 import { describe, expect, it } from 'vitest';
 import { PipelineMetrics } from '../src/14-observability/metrics.js';
 
@@ -26,6 +27,15 @@ async function makeApp(dir: string): Promise<{ app: Application; dispose: () => 
     };
     const client = m.catalogueClient({ baseUrl: 'http://127.0.0.1:9' });
     return { app: m.createShopApp(client), dispose: () => void client.close() };
+  }
+  if (dir === '31-tracing') {
+    // The shop (documented here, its inventory client never called) over a client to nowhere.
+    const m = mod as unknown as {
+      inventoryClient: (baseUrl: string) => object;
+      createShopApp: (client: object) => Application;
+    };
+    const client = m.inventoryClient('http://127.0.0.1:9');
+    return { app: m.createShopApp(client), dispose: () => void clientOf(client).close() };
   }
   if (dir === '14-observability') {
     const metrics = new PipelineMetrics();

@@ -29,5 +29,5 @@ process.channel?.unref();
 
 // BENCH_SERVICE_MAIN: another build of the service, for a long run that must not see a rebuild
 // half-way: a copy of its dist/ kept under the service's dist/ (so its imports resolve, and git,
-// lint and prettier ignore it): `cp -r dist /tmp/run && mv /tmp/run dist/.run` in the service.
+// lint and prettier ignore it): copy the service's dist/ to a temporary folder, then move that to dist/.run.
 await import(pathToFileURL(process.env.BENCH_SERVICE_MAIN ?? SERVICE_MAIN).href);
