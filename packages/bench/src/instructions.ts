@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAutocannon } from './autocannon.js';
+import { runAutocannon, unexpectedAnswers } from './autocannon.js';
 import { median, toLoadResult } from './load.js';
 import { stop } from './proc.js';
 import { check, intEnv, PKG_DIR, spawnServer } from './runner-util.js';
@@ -44,9 +44,10 @@ interface Misses {
  */
 const CACHE_ARGS = ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64'];
 
-/** Sends `amount` requests over 10 connections; every one must answer 2xx. */
-async function load(url: string, amount: number, headers: Record<string, string> | undefined): Promise<void> {
-  check(url, toLoadResult(await runAutocannon({ url, connections: 10, amount, headers })), amount);
+/** Sends `amount` requests over 10 connections; every one must answer 2xx (or the workload's status). */
+async function load(url: string, amount: number, spec: ServerSpec): Promise<void> {
+  const r = await runAutocannon({ url, connections: 10, amount, headers: spec.headers, method: spec.method, body: spec.body });
+  check(url, { ...toLoadResult(r), non2xx: unexpectedAnswers(r, spec.status) }, amount);
 }
 
 /** `callgrind_control <flag> <pid>`, which asks the running tool to zero (-z) or dump (-d) its counters. */
@@ -86,9 +87,9 @@ async function countOne(spec: ServerSpec, warmup: number, requests: number, cach
     const { url, child, io: out } = server;
     try {
       await server.ready();
-      await load(url, warmup, spec.headers);
+      await load(url, warmup, spec);
       control('-z', child.pid!);
-      await load(url, requests, spec.headers);
+      await load(url, requests, spec);
       control('-d', child.pid!);
       // The dump of part 1 is one file per thread: cg.1-01 is the main (JavaScript) thread.
       const files = readdirSync(dir)
