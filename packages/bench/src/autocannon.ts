@@ -27,6 +27,8 @@ export interface AutocannonOptions {
   body?: string;
   duration?: number;
   amount?: number;
+  /** Seconds before autocannon gives up on one answer (its default: 10). */
+  timeout?: number;
 }
 
 type Autocannon = (options: AutocannonOptions, done: (err: Error | null, result: AutocannonResult) => void) => unknown;

@@ -46,7 +46,17 @@ const CACHE_ARGS = ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--
 
 /** Sends `amount` requests over 10 connections; every one must answer 2xx (or the workload's status). */
 async function load(url: string, amount: number, spec: ServerSpec): Promise<void> {
-  const r = await runAutocannon({ url, connections: 10, amount, headers: spec.headers, method: spec.method, body: spec.body });
+  // Under valgrind on a loaded shared machine one answer can take longer than autocannon's
+  // default 10 s; a timed-out request would fail the count, so wait as long as a round may take.
+  const r = await runAutocannon({
+    url,
+    connections: 10,
+    amount,
+    timeout: 300,
+    headers: spec.headers,
+    method: spec.method,
+    body: spec.body,
+  });
   check(url, { ...toLoadResult(r), non2xx: unexpectedAnswers(r, spec.status) }, amount);
 }
 
