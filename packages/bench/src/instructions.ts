@@ -45,18 +45,18 @@ interface Misses {
 const CACHE_ARGS = ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64'];
 
 /**
- * Sends `amount` requests over 10 connections; every answer must be 2xx (or the workload's status).
+ * Sends `amount` requests over `connections` connections; every answer must be 2xx (or the workload's status).
  * Returns the requests answered. A few socket errors (at most 0.5%) are tolerated and reported:
  * on a loaded shared machine the load generator can be starved past the server's 5 s keep-alive
  * timeout, which then closes a connection under it; they are not the server's answers, so the
  * count is divided by the answered requests only.
  */
-async function load(url: string, amount: number, spec: ServerSpec): Promise<number> {
+async function load(url: string, amount: number, spec: ServerSpec, connections: number): Promise<number> {
   // Under valgrind on a loaded shared machine one answer can take longer than autocannon's
   // default 10 s; a timed-out request would fail the count, so wait as long as a round may take.
   const r = await runAutocannon({
     url,
-    connections: 10,
+    connections,
     amount,
     timeout: 300,
     headers: spec.headers,
@@ -99,7 +99,7 @@ function missesOf(t: Map<string, number>, requests: number): Misses | undefined 
   };
 }
 
-async function countOne(spec: ServerSpec, warmup: number, requests: number, cache: boolean): Promise<Count> {
+async function countOne(spec: ServerSpec, warmup: number, requests: number, cache: boolean, connections: number): Promise<Count> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-instr-'));
   try {
     const seeds = spec.cmd === 'node' ? ['--hash-seed=1', '--random-seed=1'] : [];
@@ -108,9 +108,9 @@ async function countOne(spec: ServerSpec, warmup: number, requests: number, cach
     const { url, child, io: out } = server;
     try {
       await server.ready();
-      await load(url, warmup, spec);
+      await load(url, warmup, spec, connections);
       control('-z', child.pid!);
-      const answered = await load(url, requests, spec);
+      const answered = await load(url, requests, spec, connections);
       control('-d', child.pid!);
       // The dump of part 1 is one file per thread: cg.1-01 is the main (JavaScript) thread.
       const files = readdirSync(dir)
@@ -150,14 +150,20 @@ async function main(): Promise<void> {
   const requests = intEnv('INSTR_REQUESTS', 10_000, 1_000, 1_000_000);
   const rounds = intEnv('INSTR_ROUNDS', 2, 1, 20);
   const cache = process.env.INSTR_CACHE === '1';
+  // 10 connections: a server answers several requests per event-loop turn, and how many depends on
+  // how fast the load generator runs, so on a loaded machine the count moves (two builds differing
+  // by five listener calls measured 115k and 158k per validated create under load 11).
+  // 1 connection: one request per turn, whatever the machine does; use it to compare builds on a
+  // busy machine.
+  const connections = intEnv('INSTR_CONNECTIONS', 10, 1, 100);
   process.stderr.write(
-    `instructions: ${servers.length} servers x ${rounds} rounds (${warmup} warm-up + ${requests} counted requests), node ${process.version}\n`,
+    `instructions: ${servers.length} servers x ${rounds} rounds (${warmup} warm-up + ${requests} counted requests, ${connections} connections), node ${process.version}\n`,
   );
   const counts = new Map<string, Count[]>(servers.map((s) => [s.name, []]));
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < servers.length; i++) {
       const spec = servers[(i + r) % servers.length]!;
-      const c = await countOne(spec, warmup, requests, cache);
+      const c = await countOne(spec, warmup, requests, cache, connections);
       counts.get(spec.name)!.push(c);
       const m =
         c.misses === undefined
