@@ -18,7 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runAutocannon } from './autocannon.js';
+import { runAutocannon, unexpectedAnswers } from './autocannon.js';
 import { control, totals } from './callgrind.js';
 import { median, toLoadResult } from './load.js';
 import { stop } from './proc.js';
@@ -45,9 +45,31 @@ interface Misses {
  */
 const CACHE_ARGS = ['--cache-sim=yes', '--I1=32768,8,64', '--D1=32768,8,64', '--LL=1048576,16,64'];
 
-/** Sends `amount` requests over 10 connections; every one must answer 2xx. */
-async function load(url: string, amount: number, headers: Record<string, string> | undefined): Promise<void> {
-  check(url, toLoadResult(await runAutocannon({ url, connections: 10, amount, headers })), amount);
+/**
+ * Sends `amount` requests over `connections` connections; every answer must be 2xx (or the workload's status).
+ * Returns the requests answered. A few socket errors (at most 0.5%) are tolerated and reported:
+ * on a loaded shared machine the load generator can be starved past the server's 5 s keep-alive
+ * timeout, which then closes a connection under it; they are not the server's answers, so the
+ * count is divided by the answered requests only.
+ */
+async function load(url: string, amount: number, spec: ServerSpec, connections: number): Promise<number> {
+  // Under valgrind on a loaded shared machine one answer can take longer than autocannon's
+  // default 10 s; a timed-out request would fail the count, so wait as long as a round may take.
+  const r = await runAutocannon({
+    url,
+    connections,
+    amount,
+    timeout: 300,
+    headers: spec.headers,
+    method: spec.method,
+    body: spec.body,
+  });
+  const result = { ...toLoadResult(r), non2xx: unexpectedAnswers(r, spec.status) };
+  const tolerated = result.errors - result.timeouts <= amount * 0.005 ? result.errors : 0;
+  if (tolerated > 0)
+    process.stderr.write(`${spec.name}: ${tolerated} socket errors (connections closed under a starved load generator), not counted\n`);
+  check(url, { ...result, errors: result.errors - tolerated }, amount - tolerated);
+  return result.total;
 }
 
 /** Misses per request from one thread's totals, or undefined without the cache simulation. */
@@ -61,7 +83,7 @@ function missesOf(t: Map<string, number>, requests: number): Misses | undefined 
   };
 }
 
-async function countOne(spec: ServerSpec, warmup: number, requests: number, cache: boolean): Promise<Count> {
+async function countOne(spec: ServerSpec, warmup: number, requests: number, cache: boolean, connections: number): Promise<Count> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-instr-'));
   try {
     // INSTR_NODE_FLAGS: extra node flags for every server, e.g. `--no-concurrent-recompilation`: the
@@ -74,9 +96,9 @@ async function countOne(spec: ServerSpec, warmup: number, requests: number, cach
     const { url, child, io: out } = server;
     try {
       await server.ready();
-      await load(url, warmup, spec.headers);
+      await load(url, warmup, spec, connections);
       control('-z', child.pid!);
-      await load(url, requests, spec.headers);
+      const answered = await load(url, requests, spec, connections);
       control('-d', child.pid!);
       // The dump of part 1 is one file per thread: cg.1-01 is the main (JavaScript) thread.
       const files = readdirSync(dir)
@@ -87,7 +109,7 @@ async function countOne(spec: ServerSpec, warmup: number, requests: number, cach
       if (keep !== undefined && keep !== '') cpSync(join(dir, 'cg.1-01'), join(keep, `${spec.name}.callgrind`));
       const main = totals(join(dir, 'cg.1-01'));
       const all = files.reduce((sum, f) => sum + (totals(join(dir, f)).get('Ir') ?? 0), 0);
-      return { main: (main.get('Ir') ?? 0) / requests, all: all / requests, misses: missesOf(main, requests) };
+      return { main: (main.get('Ir') ?? 0) / answered, all: all / answered, misses: missesOf(main, answered) };
     } finally {
       await stop(child, 10_000);
     }
@@ -116,14 +138,19 @@ async function main(): Promise<void> {
   const requests = intEnv('INSTR_REQUESTS', 10_000, 1_000, 1_000_000);
   const rounds = intEnv('INSTR_ROUNDS', 2, 1, 20);
   const cache = process.env.INSTR_CACHE === '1';
+  // 10 connections (the default): a server answers several requests per event-loop turn, as
+  // many as the load generator keeps in flight, so the count includes that batching (bare's
+  // validated create: 94 630 with 10, 111 776 with 1). 1 connection: one request per turn,
+  // independent of how fast the generator runs on a busy machine.
+  const connections = intEnv('INSTR_CONNECTIONS', 10, 1, 100);
   process.stderr.write(
-    `instructions: ${servers.length} servers x ${rounds} rounds (${warmup} warm-up + ${requests} counted requests), node ${process.version}\n`,
+    `instructions: ${servers.length} servers x ${rounds} rounds (${warmup} warm-up + ${requests} counted requests, ${connections} connections), node ${process.version}\n`,
   );
   const counts = new Map<string, Count[]>(servers.map((s) => [s.name, []]));
   for (let r = 0; r < rounds; r++) {
     for (let i = 0; i < servers.length; i++) {
       const spec = servers[(i + r) % servers.length]!;
-      const c = await countOne(spec, warmup, requests, cache);
+      const c = await countOne(spec, warmup, requests, cache, connections);
       counts.get(spec.name)!.push(c);
       const m =
         c.misses === undefined

@@ -9,7 +9,7 @@ import { FILTER_HEADER, REJECT_HEADER, REJECT_QUERY, sendsFilterHeader } from '.
 import type { LoadGenerator } from './load.js';
 import { stop } from './proc.js';
 import { check, PKG_DIR, spawnServer, type ServerProcess } from './runner-util.js';
-import type { ServerSpec } from './servers.js';
+import { requestOf, type ServerSpec } from './servers.js';
 
 /** A server started for the whole benchmark: started, checked and warmed once, then measured many times. */
 export interface Running extends ServerProcess {
@@ -27,7 +27,7 @@ export async function launch(spec: ServerSpec, serverPin: string[], load: LoadGe
   try {
     await ready();
     await sanity(spec, url);
-    check(url, await load.run(url, spec.headers, config.warmup));
+    check(url, await load.run(url, requestOf(spec), config.warmup));
     return running;
   } catch (e) {
     await stop(child);
@@ -46,11 +46,12 @@ export function assertAlive(r: Running): void {
   if (r.child.exitCode !== null || r.child.signalCode !== null) throw failure(r, new Error('server exited during the benchmark'));
 }
 
-/** One request before the load: a 2xx carrying the expected headers (the filters really ran). */
+/** One request before the load: a 2xx (or the workload's status) carrying the expected headers (the filters really ran). */
 async function sanity(spec: ServerSpec, url: string): Promise<void> {
-  const res = await fetch(url, { headers: spec.headers, signal: AbortSignal.timeout(5000) });
+  const res = await fetch(url, { method: spec.method, body: spec.body, headers: spec.headers, signal: AbortSignal.timeout(5000) });
   const body = await res.text();
-  if (!res.ok) throw new Error(`sanity request answered ${res.status}: ${body.slice(0, 200)}`);
+  if (spec.status === undefined ? !res.ok : res.status !== spec.status)
+    throw new Error(`sanity request answered ${res.status}: ${body.slice(0, 200)}`);
   for (const h of [...(spec.expectHeaders ?? []), ...(spec.filters === true && sendsFilterHeader(res.status) ? [FILTER_HEADER] : [])]) {
     if (!res.headers.has(h)) throw new Error(`sanity request: header ${h} missing`);
   }

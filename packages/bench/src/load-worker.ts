@@ -8,35 +8,48 @@
  * It exits when stdin closes.
  */
 import { createInterface } from 'node:readline';
-import { runAutocannon, type AutocannonResult } from './autocannon.js';
+import { runAutocannon, unexpectedAnswers, type AutocannonResult } from './autocannon.js';
+import type { LoadRequest } from './servers.js';
 
-/** One run, as the runner sends it: one URL, or several loaded at the same time (`targets`). */
-export interface LoadCommand {
+/**
+ * One run, as the runner sends it: one URL, or several loaded at the same time (`targets`). The
+ * request's method, body and headers, and the status it must answer (`LoadRequest`), are per target.
+ */
+export interface LoadCommand extends LoadRequest {
   url: string;
   connections: number;
   duration: number;
-  headers?: Record<string, string>;
   /** Load these together, each with `connections` connections, for the same `duration`. */
-  targets?: { url: string; headers?: Record<string, string> }[];
+  targets?: ({ url: string } & LoadRequest)[];
 }
 
-function summary(result: AutocannonResult): AutocannonResult {
+/** autocannon's result, `non2xx` counting the answers that were not the expected status. */
+function summary(result: AutocannonResult, status: number | undefined): AutocannonResult {
   return {
     duration: result.duration,
     errors: result.errors,
     timeouts: result.timeouts,
-    non2xx: result.non2xx,
+    non2xx: unexpectedAnswers(result, status),
     requests: { average: result.requests.average, total: result.requests.total },
     latency: { p50: result.latency.p50, p99: result.latency.p99 },
   };
 }
 
 async function runOnce(cmd: LoadCommand): Promise<string> {
-  const targets = cmd.targets ?? [{ url: cmd.url, headers: cmd.headers }];
+  const targets = cmd.targets ?? [{ url: cmd.url, headers: cmd.headers, method: cmd.method, body: cmd.body, status: cmd.status }];
   const results = await Promise.all(
-    targets.map((t) => runAutocannon({ url: t.url, connections: cmd.connections, duration: cmd.duration, headers: t.headers })),
+    targets.map((t) =>
+      runAutocannon({
+        url: t.url,
+        connections: cmd.connections,
+        duration: cmd.duration,
+        headers: t.headers,
+        method: t.method,
+        body: t.body,
+      }),
+    ),
   );
-  const out = results.map(summary);
+  const out = results.map((r, i) => summary(r, targets[i]!.status));
   return JSON.stringify(cmd.targets === undefined ? out[0] : out);
 }
 

@@ -7,6 +7,7 @@ import type { AutocannonResult } from './autocannon.js';
 import type { LoadCommand } from './load-worker.js';
 import type { ChildProcess } from 'node:child_process';
 import { start, stop } from './proc.js';
+import type { LoadRequest } from './servers.js';
 
 /** What one autocannon run measured. */
 export interface LoadResult {
@@ -17,7 +18,7 @@ export interface LoadResult {
   /** Latency percentiles in milliseconds (autocannon's histogram has 1 ms resolution). */
   p50: number;
   p99: number;
-  /** Answers outside 2xx, socket errors and timeouts: any of them fails the benchmark. */
+  /** Answers outside 2xx (or, for a workload expecting one status, not that status), socket errors and timeouts: any of them fails the benchmark. */
   non2xx: number;
   errors: number;
   timeouts: number;
@@ -77,9 +78,9 @@ export class LoadGenerator {
     return this.child.pid;
   }
 
-  /** Loads `url` for `duration` seconds (default: the options' duration). */
-  async run(url: string, headers?: Record<string, string>, duration = this.options.duration): Promise<LoadResult> {
-    const r = await this.send({ url, connections: this.options.connections, duration, headers }, duration);
+  /** Loads `url` with `request` (method, body, headers, expected status) for `duration` seconds (default: the options' duration). */
+  async run(url: string, request: LoadRequest = {}, duration = this.options.duration): Promise<LoadResult> {
+    const r = await this.send({ url, connections: this.options.connections, duration, ...request }, duration);
     if (Array.isArray(r)) throw new Error('autocannon answered several results for one target');
     return toLoadResult(r);
   }
@@ -88,7 +89,7 @@ export class LoadGenerator {
    * Loads every target at the same time, each with the configured connections, for `duration`
    * seconds; one result per target, in order.
    */
-  async runTogether(targets: { url: string; headers?: Record<string, string> }[], duration = this.options.duration): Promise<LoadResult[]> {
+  async runTogether(targets: ({ url: string } & LoadRequest)[], duration = this.options.duration): Promise<LoadResult[]> {
     const r = await this.send({ url: targets[0]?.url ?? '', connections: this.options.connections, duration, targets }, duration);
     if (!Array.isArray(r) || r.length !== targets.length) throw new Error('autocannon answered the wrong number of results');
     return r.map(toLoadResult);

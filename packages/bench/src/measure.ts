@@ -9,6 +9,7 @@ import { assertAlive, failure, type Running } from './launch.js';
 import type { LoadGenerator, LoadResult } from './load.js';
 import { cpuDuring, machineBusySeconds } from './proc.js';
 import { check } from './runner-util.js';
+import { requestOf } from './servers.js';
 
 /** One measured run of one server. */
 export interface Sample extends LoadResult {
@@ -80,7 +81,7 @@ export function measureQuietly(r: Running, round: number, load: LoadGenerator): 
 async function measure(r: Running, round: number, load: LoadGenerator): Promise<Sample> {
   assertAlive(r);
   try {
-    const m = await cpuDuring([r.child.pid, load.pid], () => load.run(r.url, r.spec.headers));
+    const m = await cpuDuring([r.child.pid, load.pid], () => load.run(r.url, requestOf(r.spec)));
     const res = m.value;
     check(r.url, res);
     const [server = null, generator = null] = m.cpu;
@@ -116,7 +117,7 @@ async function duelOnce(bare: Running, other: Running, round: number, load: Load
   // Alternate which target autocannon starts first.
   const pair = round % 2 === 0 ? [bare, other] : [other, bare];
   const m = await cpuDuring([...pair.map((r) => r.child.pid), load.pid], () =>
-    load.runTogether(pair.map((r) => ({ url: r.url, headers: r.spec.headers }))),
+    load.runTogether(pair.map((r) => ({ url: r.url, ...requestOf(r.spec) }))),
   );
   for (const [i, r] of pair.entries()) {
     try {

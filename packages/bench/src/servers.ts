@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
+import { workloadServers } from './workloads.js';
 
 /**
  * One server to measure. The runner picks a free port, starts `cmd args` pinned to the server
@@ -31,6 +32,25 @@ export interface ServerSpec {
   filters?: boolean;
   /** Request headers sent with every request (sanity and load), e.g. `{ "x-api-key": "..." }`. */
   headers?: Record<string, string>;
+  /** Request method (default `GET`). */
+  method?: string;
+  /** Request body sent with every request (with a `content-type` in `headers`). */
+  body?: string;
+  /** The status every answer must have (a 304 workload); any 2xx when absent. */
+  status?: number;
+}
+
+/** What a load run sends and expects, from a {@link ServerSpec}. */
+export interface LoadRequest {
+  headers?: Record<string, string>;
+  method?: string;
+  body?: string;
+  status?: number;
+}
+
+/** The request part of `spec`. */
+export function requestOf(spec: ServerSpec): LoadRequest {
+  return { headers: spec.headers, method: spec.method, body: spec.body, status: spec.status };
 }
 
 const USER_URL = 'http://127.0.0.1:{port}/api/users/1';
@@ -57,11 +77,13 @@ export const SERVERS: readonly ServerSpec[] = [
 
 /**
  * The servers for this run: the built-ins plus the entries of the JSON array in `BENCH_EXTRA`
- * (a path), filtered by `BENCH_ONLY` (comma-separated names) when set.
+ * (a path), filtered by `BENCH_ONLY` (comma-separated names) when set. With `BENCH_WORKLOAD` set
+ * (workloads.ts), the API peers loaded with that workload replace the built-ins.
  * @throws Error for an unreadable or malformed extra file, or an unknown name in `BENCH_ONLY`.
  */
 export function selectServers(env: NodeJS.ProcessEnv, cwd: string): ServerSpec[] {
-  const all = [...SERVERS];
+  const workload = env.BENCH_WORKLOAD;
+  const all = workload === undefined || workload === '' ? [...SERVERS] : workloadServers(workload);
   const extra = env.BENCH_EXTRA;
   if (extra !== undefined && extra !== '') {
     const file = isAbsolute(extra) ? extra : resolve(cwd, extra);

@@ -9,14 +9,20 @@ import { ReadCtx } from '../internal/readers.js';
  * by type and request media type (none → 415). An absent body gives `undefined` for optional
  * entities and 400 otherwise (our empty-body policy, docs/decisions.md 6).
  */
-export async function readEntity(ex: Exchange, param: EntityParam, interceptors: readonly ReaderInterceptor[]): Promise<unknown> {
-  // Zero bytes with a declared media type go to the reader: an empty text or byte body is a value;
-  // the JSON reader answers `undefined` for it (no body). Without a media type it is no body.
-  if (!ex.hasEntity() && (ex.headers['content-length'] === undefined || ex.mediaType === undefined)) return absent(param);
-  const ictx = new ReadCtx(ex, param.type, ex.mediaType, interceptors);
-  const value = await ictx.proceed();
-  if (value === undefined) return absent(param);
-  return value;
+export function readEntity(ex: Exchange, param: EntityParam, interceptors: readonly ReaderInterceptor[]): Promise<unknown> {
+  // One `then` on the reader's promise rather than an `async` function awaiting it: one promise
+  // and one microtask turn fewer per request (issue 27's profile). Throws still reject.
+  try {
+    // Zero bytes with a declared media type go to the reader: an empty text or byte body is a value;
+    // the JSON reader answers `undefined` for it (no body). Without a media type it is no body.
+    if (!ex.hasEntity() && (ex.headers['content-length'] === undefined || ex.mediaType === undefined)) {
+      return Promise.resolve(absent(param));
+    }
+    const ictx = new ReadCtx(ex, param.type, ex.mediaType, interceptors);
+    return ictx.proceed().then((value) => (value === undefined ? absent(param) : value));
+  } catch (e) {
+    return Promise.reject(e);
+  }
 }
 
 function absent(param: EntityParam): undefined {
