@@ -11,6 +11,7 @@ import { deferred } from '../helpers/deferred.js';
 import { rawConnect, type RawConnection } from '../helpers/raw-socket.js';
 
 const quiet = (): void => undefined;
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 let slowEntered = deferred();
 let slowRelease = deferred();
@@ -234,51 +235,61 @@ describe('HealthFeature while the application closes (real socket)', () => {
     slowRelease = deferred();
   });
 
-  it('keeps liveness UP and answers readiness 503 draining while a slow request is in flight; other requests get the closing 503', async () => {
-    app = new Application({ resources: [Slow, Fast], providers: [new HealthFeature({ checks: [up('db', 'readiness')] })], logger: quiet });
-    const { port } = await app.listen(0);
-    // A connection the kernel completed but the server has not accepted yet is reset when close()
-    // stops listening: wait until the server has taken all four.
-    const accepted = new Promise<void>((resolve) => {
-      let n = 0;
-      app!.server!.on('connection', () => {
-        if (++n === 4) resolve();
+  // Node 26's server.close() also closes connections that have not sent a request yet, the ones
+  // this test probes on; there the app.handler test below and the shutdown delay
+  // (shutdown-delay.test.ts, fresh connections) show the same behaviour.
+  it.skipIf(NODE_MAJOR >= 26)(
+    'keeps liveness UP and answers readiness 503 draining while a slow request is in flight; other requests get the closing 503',
+    async () => {
+      app = new Application({
+        resources: [Slow, Fast],
+        providers: [new HealthFeature({ checks: [up('db', 'readiness')] })],
+        logger: quiet,
       });
-    });
-    const busy = await rawConnect(port);
-    // Connections opened before close() and with no request yet are not reaped: the probes come on them.
-    const [liveConn, readyConn, otherConn] = [await rawConnect(port), await rawConnect(port), await rawConnect(port)];
-    clients.push(busy, liveConn, readyConn, otherConn);
-    await accepted;
-    busy.socket.write(get('/slow'));
-    await slowEntered.promise;
+      const { port } = await app.listen(0);
+      // A connection the kernel completed but the server has not accepted yet is reset when close()
+      // stops listening: wait until the server has taken all four.
+      const accepted = new Promise<void>((resolve) => {
+        let n = 0;
+        app!.server!.on('connection', () => {
+          if (++n === 4) resolve();
+        });
+      });
+      const busy = await rawConnect(port);
+      // Connections opened before close() and with no request yet are not reaped: the probes come on them.
+      const [liveConn, readyConn, otherConn] = [await rawConnect(port), await rawConnect(port), await rawConnect(port)];
+      clients.push(busy, liveConn, readyConn, otherConn);
+      await accepted;
+      busy.socket.write(get('/slow'));
+      await slowEntered.promise;
 
-    const closing = app.close(5000);
-    liveConn.socket.write(get('/health/live'));
-    readyConn.socket.write(get('/health/ready'));
-    otherConn.socket.write(get('/fast'));
-    const [live] = await liveConn.responses(1);
-    const [ready] = await readyConn.responses(1);
-    const [rejected] = await otherConn.responses(1);
-    expect(live!.status).toBe(200);
-    expect(body(live!.body)).toEqual({ status: 'UP', checks: [] });
-    expect(ready!.status).toBe(503);
-    expect(body(ready!.body)).toEqual({
-      status: 'DOWN',
-      checks: [
-        { name: 'db', status: 'UP' },
-        { name: 'draining', status: 'DOWN', data: { reason: 'the application is closing' } },
-      ],
-    });
-    expect(rejected!.status).toBe(503);
-    expect(JSON.parse(rejected!.body)).toMatchObject({ code: 'PIPE_SHUTTING_DOWN' });
+      const closing = app.close(5000);
+      liveConn.socket.write(get('/health/live'));
+      readyConn.socket.write(get('/health/ready'));
+      otherConn.socket.write(get('/fast'));
+      const [live] = await liveConn.responses(1);
+      const [ready] = await readyConn.responses(1);
+      const [rejected] = await otherConn.responses(1);
+      expect(live!.status).toBe(200);
+      expect(body(live!.body)).toEqual({ status: 'UP', checks: [] });
+      expect(ready!.status).toBe(503);
+      expect(body(ready!.body)).toEqual({
+        status: 'DOWN',
+        checks: [
+          { name: 'db', status: 'UP' },
+          { name: 'draining', status: 'DOWN', data: { reason: 'the application is closing' } },
+        ],
+      });
+      expect(rejected!.status).toBe(503);
+      expect(JSON.parse(rejected!.body)).toMatchObject({ code: 'PIPE_SHUTTING_DOWN' });
 
-    // The slow request still finishes, and the close drains.
-    slowRelease.resolve();
-    const [slow] = await busy.responses(1);
-    expect(slow!.status).toBe(200);
-    expect(await closing).toEqual({ drained: true, cutConnections: 0 });
-  });
+      // The slow request still finishes, and the close drains.
+      slowRelease.resolve();
+      const [slow] = await busy.responses(1);
+      expect(slow!.status).toBe(200);
+      expect(await closing).toEqual({ drained: true, cutConnections: 0 });
+    },
+  );
 
   it('through Application.handler on a server the application does not close: new connections probe during the drain (undici)', async () => {
     app = new Application({ resources: [Slow, Fast], providers: [new HealthFeature()], logger: quiet });

@@ -7,7 +7,7 @@
  */
 import { Buffer } from 'node:buffer';
 import { randomBytes } from 'node:crypto';
-import { Readable } from 'node:stream';
+import { finished, Readable } from 'node:stream';
 import type { Body } from '../context/contracts.js';
 import { WebApplicationError } from '../http/errors.js';
 import type { OutgoingHeaders, Response } from '../http/response.js';
@@ -125,7 +125,10 @@ function bodyOf(
   }
   const slice = reader.slice(start, end);
   if (slice instanceof Uint8Array) reader.close();
-  else slice.once('close', () => reader.close());
+  // On end, error or a client gone: a file's slice is read with autoClose off (the handle is the
+  // reader's), so it never emits 'close' after its end; Node 26 throws when a FileHandle is left
+  // to the garbage collector.
+  else finished(slice, () => reader.close());
   return slice;
 }
 
