@@ -6,25 +6,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { Application, GET, Path } from '../../src/index.js';
 import { deferred } from '../helpers/deferred.js';
 import { parseResponses, rawConnect, type RawConnection } from '../helpers/raw-socket.js';
+import { slowAndFast } from '../helpers/slow-resources.js';
 
-let slowEntered = deferred();
-let slowRelease = deferred();
+const { Slow, Fast, gate: slow } = slowAndFast();
 let hangEntered = deferred();
 
-@Path('/slow')
-class Slow {
-  @GET() async get(): Promise<unknown> {
-    slowEntered.resolve();
-    await slowRelease.promise;
-    return { done: true };
-  }
-}
-@Path('/fast')
-class Fast {
-  @GET() get(): unknown {
-    return { fast: true };
-  }
-}
 @Path('/hang')
 class Hang {
   @GET() get(): Promise<never> {
@@ -52,11 +38,10 @@ describe('graceful close over sockets', () => {
     return c;
   };
   afterEach(async () => {
-    slowRelease.resolve();
+    slow.release.resolve();
     for (const c of clients.splice(0)) c.socket.destroy();
     await app.close(100);
-    slowEntered = deferred();
-    slowRelease = deferred();
+    slow.reset();
     hangEntered = deferred();
   });
 
@@ -65,7 +50,7 @@ describe('graceful close over sockets', () => {
     const { port } = await app.listen(0);
     const a = await open();
     a.socket.write(httpGet('/slow'));
-    await slowEntered.promise;
+    await slow.entered.promise;
 
     const closing = app.close(5000);
     const flag = settledFlag(closing);
@@ -74,7 +59,7 @@ describe('graceful close over sockets', () => {
     expect(err.code).toBe('ECONNREFUSED');
     expect(flag.settled).toBe(false); // still draining: the slow request holds it open
 
-    slowRelease.resolve();
+    slow.release.resolve();
     const [res] = await a.responses(1);
     expect(res!.status).toBe(200);
     expect(res!.headers.connection).toBe('close');
@@ -139,7 +124,7 @@ describe('graceful close in-process (inject)', () => {
   it('answers 503 + Connection: close while closing and lets the in-flight request finish', async () => {
     const app = newApp();
     const inflight = app.inject('/slow');
-    await slowEntered.promise;
+    await slow.entered.promise;
     const closing = app.close(5000);
     const flag = settledFlag(closing);
 
@@ -150,7 +135,7 @@ describe('graceful close in-process (inject)', () => {
     expect(rejected.headers['retry-after']).toBe('1');
     expect(flag.settled).toBe(false);
 
-    slowRelease.resolve();
+    slow.release.resolve();
     const done = await inflight;
     expect(done.status).toBe(200);
     expect(done.headers.connection).toBe('close');

@@ -1,0 +1,48 @@
+/**
+ * The two resources the close tests share: `GET /slow` stays in its handler until the test
+ * releases it (the in-flight request that `close()` drains), and `GET /fast` answers at once (the
+ * request that arrives while the application closes). The test controls the order through the
+ * gate's deferreds, never through sleeps.
+ */
+import { GET, Path, type Constructor } from '../../src/index.js';
+import { deferred, type Deferred } from './deferred.js';
+
+/** The gate of `GET /slow`: fresh deferreds after {@link SlowGate.reset}. */
+export interface SlowGate {
+  /** Resolved once a `GET /slow` is inside its handler. */
+  readonly entered: Deferred;
+  /** Resolving it lets the held `GET /slow` answer `{ done: true }`. */
+  readonly release: Deferred;
+  /** New, unresolved deferreds for the next test (release the current ones first). */
+  reset(): void;
+}
+
+/** `Slow` (`GET /slow`, held by `gate`, answers `{ done: true }`) and `Fast` (`GET /fast`, answers `{ fast: true }`). */
+export function slowAndFast(): { Slow: Constructor; Fast: Constructor; gate: SlowGate } {
+  const gate = {
+    entered: deferred(),
+    release: deferred(),
+    reset(): void {
+      gate.entered = deferred();
+      gate.release = deferred();
+    },
+  };
+
+  @Path('/slow')
+  class Slow {
+    @GET() async get(): Promise<unknown> {
+      gate.entered.resolve();
+      await gate.release.promise;
+      return { done: true };
+    }
+  }
+
+  @Path('/fast')
+  class Fast {
+    @GET() get(): unknown {
+      return { fast: true };
+    }
+  }
+
+  return { Slow, Fast, gate };
+}
