@@ -1,52 +1,26 @@
 // Process plumbing for service-bench.ts and cluster-bench.ts: pinned children, readiness, bounded
-// stop, CPU accounting from /proc, a quiet-machine wait and the pinned worker runs. Every wait here
-// has a deadline; only children started here are ever signalled.
-import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+// stop, CPU accounting from /proc, a quiet-machine wait and the pinned worker runs. The children,
+// pinning and /proc readings are ../proc.ts's, as for the other runners. Every wait here has a
+// deadline; only children started here are ever signalled.
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { median } from '../load.js';
+import { capture, machineBusySeconds, start as startChild, stop as stopChild } from '../proc.js';
 import type { LatencyOptions, LatencyResult, ThroughputOptions, ThroughputResult } from './load-worker.js';
 
+export { cpuSeconds, machineBusySeconds, pinning } from '../proc.js';
+export { median };
 export type { LatencyOptions, LatencyResult, ThroughputOptions, ThroughputResult } from './load-worker.js';
 
 const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
 
 /** A child started by {@link start}: its last 64 KiB of stdout and stderr stay readable. */
-export type Child = ChildProcessByStdio<null, Readable, Readable> & { io: { stdout: () => string; stderr: () => string } };
-
-/** Children still alive, killed if the runner exits early. */
-const live = new Set<Child>();
-process.once('exit', () => {
-  for (const c of live) c.kill('SIGKILL');
-});
-
-/** `taskset -c <cpu>` prefix when pinning works here, else [] with a warning. */
-export function pinning(cpu: string): string[] {
-  const r = spawnSync('taskset', ['-c', cpu, 'true'], { stdio: 'ignore', timeout: 5000 });
-  if (r.status === 0) return ['taskset', '-c', cpu];
-  process.stderr.write(`warning: cannot pin to CPU ${cpu}: results are noisier\n`);
-  return [];
-}
+export type Child = ChildProcess & { io: { stdout: () => string; stderr: () => string } };
 
 /** Starts `cmd args` behind `pin` (taskset execs, so the pid is the program's own); captures output. */
 export function start(pin: string[], cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): Child {
-  const [program = cmd, ...rest] = pin;
-  const argv = pin.length > 0 ? [...rest, cmd, ...args] : args;
-  let out = '';
-  let err = '';
-  const child = Object.assign(spawn(program, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), {
-    io: { stdout: () => out, stderr: () => err },
-  });
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  const keep = (s: string) => (s.length > 65536 ? s.slice(-65536) : s);
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    out = keep(out + d);
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    err = keep(err + d);
-  });
-  return child;
+  const child = startChild(pin, cmd, args, env, cwd);
+  return Object.assign(child, { io: capture(child) });
 }
 
 /** Resolves with the port of the first `listening on http://host:PORT` line; rejects on exit or timeout. */
@@ -61,28 +35,20 @@ export function listeningPort(child: Child, timeoutMs: number, what: string): Pr
       done(new Error(`${what} exited before listening (code ${code}, signal ${signal}): ${child.io.stderr().slice(-1500)}`));
     function done(err: Error | undefined, port?: number) {
       clearTimeout(timer);
-      child.stdout.off('data', onData);
+      child.stdout?.off('data', onData);
       child.off('exit', onExit);
       if (err) reject(err);
       else resolve(port ?? 0);
     }
-    child.stdout.on('data', onData);
+    child.stdout?.on('data', onData);
     child.once('exit', onExit);
     onData();
   });
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once the child is gone. */
+/** SIGTERM, then SIGKILL after `graceMs` (default 5 s: a service flushes its journal); resolves once the child is gone. */
 export function stop(child: Child, graceMs = 5000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+  return stopChild(child, graceMs);
 }
 
 /** Runs load-worker.ts pinned with `options`; resolves with its JSON result (bounded). */
@@ -107,31 +73,6 @@ export function runWorker(pin: string[], options: ThroughputOptions | LatencyOpt
   });
 }
 
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8', timeout: 5000 }).stdout?.trim()) || 100;
-
-/** User + system CPU seconds of a process so far (Linux /proc), undefined elsewhere. */
-export function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-
-/** CPU seconds the whole machine has been busy (user, nice, system, steal), undefined elsewhere. */
-export function machineBusySeconds(): number | undefined {
-  try {
-    const cpu = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
-    const [user = 0, nice = 0, system = 0] = cpu;
-    return (user + nice + system + (cpu[7] ?? 0)) / CLOCK_TICKS;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Waits (bounded by `maxWaitS`) until other programs use at most `maxNoise` cores. */
 export async function waitQuiet(maxNoise: number, maxWaitS: number): Promise<number> {
   const deadline = Date.now() + maxWaitS * 1000;
@@ -148,15 +89,6 @@ export async function waitQuiet(maxNoise: number, maxWaitS: number): Promise<num
       return busy;
     }
   }
-}
-
-/** The middle value (mean of the middle two for an even count); NaN for none. */
-export function median(values: number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const at = (i: number) => s[i] ?? Number.NaN;
-  return s.length % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
 }
 
 /**
