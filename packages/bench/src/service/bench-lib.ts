@@ -5,7 +5,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { median } from '../load.js';
-import { capture, machineBusySeconds, start as startChild, stop as stopChild } from '../proc.js';
+import { capture, cpuSeconds, machineBusySeconds, start as startChild, stop as stopChild } from '../proc.js';
 import type { LatencyOptions, LatencyResult, ThroughputOptions, ThroughputResult } from './load-worker.js';
 
 export { cpuSeconds, machineBusySeconds, pinning } from '../proc.js';
@@ -71,6 +71,68 @@ export function runWorker(pin: string[], options: ThroughputOptions | LatencyOpt
       }
     });
   });
+}
+
+/** Total CPU seconds of `pids` so far, undefined when one cannot be read. */
+export function cpuOf(pids: readonly (number | undefined)[]): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    const s = cpuSeconds(pid);
+    if (s === undefined) return undefined;
+    total += s;
+  }
+  return total;
+}
+
+/** Throws (naming `what`) when a run had answers outside 2xx, socket errors or timeouts, or no answer at all. */
+export function checkAnswers(what: string, r: ThroughputResult): void {
+  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.total === 0) {
+    throw new Error(`${what}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts, ${r.total} answers`);
+  }
+}
+
+/** What {@link measuredRun} measured. */
+export interface MeasuredRun {
+  result: ThroughputResult;
+  /** CPU seconds each group of processes used during the measured run, in the order given; undefined where /proc could not tell. */
+  cpu: (number | undefined)[];
+  /** Cores' worth of CPU other programs used meanwhile (the machine's busy time less the groups' and the load worker's); null without /proc. */
+  noise: number | null;
+}
+
+/**
+ * One load as the service runners measure it: a warm-up run of `timing.warmup` seconds, a wait
+ * for a quiet machine, then the measured run of `timing.duration` seconds with the CPU of each
+ * group of `pids` read around it. Both runs must pass {@link checkAnswers}; each is bounded (its
+ * duration + 30 s).
+ */
+export async function measuredRun(
+  what: string,
+  loadPin: string[],
+  options: Omit<ThroughputOptions, 'duration'>,
+  timing: { warmup: number; duration: number; maxNoise: number; quietWait: number },
+  pids: readonly (readonly (number | undefined)[])[],
+): Promise<MeasuredRun> {
+  checkAnswers(what, await runWorker(loadPin, { ...options, duration: timing.warmup }, (timing.warmup + 30) * 1000));
+  await waitQuiet(timing.maxNoise, timing.quietWait);
+  const cpu0 = pids.map(cpuOf);
+  const busy0 = machineBusySeconds();
+  const t0 = performance.now();
+  const result = await runWorker(loadPin, { ...options, duration: timing.duration }, (timing.duration + 30) * 1000);
+  const wall = (performance.now() - t0) / 1000;
+  const cpu1 = pids.map(cpuOf);
+  const busy1 = machineBusySeconds();
+  checkAnswers(what, result);
+  const cpu = cpu0.map((before, i) => {
+    const after = cpu1[i];
+    return before === undefined || after === undefined ? undefined : after - before;
+  });
+  const known = cpu.reduce<number | undefined>((sum, c) => (sum === undefined || c === undefined ? undefined : sum + c), 0);
+  const noise =
+    known === undefined || busy0 === undefined || busy1 === undefined
+      ? null
+      : Math.max(0, (busy1 - busy0 - known - result.cpuSeconds) / wall);
+  return { result, cpu, noise };
 }
 
 /** Waits (bounded by `maxWaitS`) until other programs use at most `maxNoise` cores. */
