@@ -135,6 +135,40 @@ export async function measuredRun(
   return { result, cpu, noise };
 }
 
+/**
+ * Alternating rounds, as both service runners compare servers: each round measures every spec
+ * once, the order rotating by one per round. A run other programs disturbed (`noiseOf` over
+ * `config.maxNoise` cores) is redone, at most `config.attempts` times, the last one counting;
+ * `report` hears each counted run. Resolves with the samples per spec, in the order of `specs`.
+ */
+export async function alternatingRounds<Spec extends { name: string }, Sample>(
+  specs: readonly Spec[],
+  config: { rounds: number; attempts: number; maxNoise: number },
+  measure: (spec: Spec, index: number) => Promise<Sample>,
+  noiseOf: (sample: Sample) => number | null,
+  report: (spec: Spec, round: number, sample: Sample) => void,
+): Promise<Sample[][]> {
+  const samples: Sample[][] = specs.map(() => []);
+  for (let round = 0; round < config.rounds; round++) {
+    for (let k = 0; k < specs.length; k++) {
+      const i = (k + round) % specs.length;
+      // A run other programs disturbed is redone (bounded attempts); the last one counts.
+      const spec = specs[i]!;
+      let s: Sample | undefined;
+      for (let attempt = 1; attempt <= config.attempts; attempt++) {
+        s = await measure(spec, i);
+        const noise = noiseOf(s);
+        if (noise === null || noise <= config.maxNoise) break;
+        process.stderr.write(`  ${spec.name}: other programs used ${noise.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
+      }
+      if (s === undefined) throw new Error('BENCH_ATTEMPTS must be at least 1');
+      report(spec, round, s);
+      samples[i]!.push(s);
+    }
+  }
+  return samples;
+}
+
 /** Waits (bounded by `maxWaitS`) until other programs use at most `maxNoise` cores. */
 export async function waitQuiet(maxNoise: number, maxWaitS: number): Promise<number> {
   const deadline = Date.now() + maxWaitS * 1000;

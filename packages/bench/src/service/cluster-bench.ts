@@ -23,7 +23,18 @@ import { createServer, type AddressInfo, type Server } from 'node:net';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { benchConfig, listeningPort, measuredRun, median, pinning, start, stop, type Child, type ThroughputResult } from './bench-lib.js';
+import {
+  alternatingRounds,
+  benchConfig,
+  listeningPort,
+  measuredRun,
+  median,
+  pinning,
+  start,
+  stop,
+  type Child,
+  type ThroughputResult,
+} from './bench-lib.js';
 import { SERVICE_DIR, SERVICE_MAIN } from './service-paths.js';
 
 const BENCH_DIR = dirname(fileURLToPath(import.meta.url));
@@ -344,29 +355,20 @@ const noisy = (sample: Sample) => Object.values(sample).some((s) => s.noise !== 
 
 /** Alternating rounds of `specs` under `loads`; per load, per spec the medians of the rounds. */
 async function compare(title: string, specs: ServiceSpec[], loads: Load[]): Promise<Comparison> {
-  const samples: Sample[][] = specs.map(() => []);
-  for (let round = 0; round < config.rounds; round++) {
-    for (let k = 0; k < specs.length; k++) {
-      const i = (k + round) % specs.length;
-      // A run other programs disturbed is redone (bounded attempts); the last one counts.
-      const spec = specs[i]!;
-      let s: Sample | undefined;
-      for (let attempt = 1; attempt <= config.attempts; attempt++) {
-        s = await measure(spec, loads);
-        if (!noisy(s)) break;
-        const worst = Math.max(...Object.values(s).map((x) => x.noise ?? 0));
-        process.stderr.write(`  ${spec.name}: other programs used ${worst.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
-      }
-      if (s === undefined) throw new Error('BENCH_ATTEMPTS must be at least 1');
+  const samples = await alternatingRounds(
+    specs,
+    config,
+    (spec) => measure(spec, loads),
+    (s) => (noisy(s) ? Math.max(...Object.values(s).map((x) => x.noise ?? 0)) : null),
+    (spec, round, s) => {
       for (const load of loads) {
         const x = s[load.key]!;
         process.stderr.write(
           `  ${title} | ${spec.name} | ${load.label} round ${round + 1}: ${Math.round(x.rps)} req/s, p50 ${ms(x.p50Us)}, p99 ${ms(x.p99Us)}, noise ${x.noise?.toFixed(2)}\n`,
         );
       }
-      samples[i]!.push(s);
-    }
-  }
+    },
+  );
   const byLoad: Comparison['byLoad'] = {};
   for (const load of loads) {
     byLoad[load.key] = specs.map((spec, i) => {

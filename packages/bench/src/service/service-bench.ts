@@ -16,6 +16,7 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  alternatingRounds,
   benchConfig,
   listeningPort,
   measuredRun,
@@ -120,25 +121,16 @@ const sanityOf =
 
 /** Alternating rounds of the servers under one load; returns the rows and the ratio first/second. */
 async function compare(title: string, specs: ServerSpec[], load: Load, sanity: Sanity[]): Promise<Comparison> {
-  const samples: Sample[][] = specs.map(() => []);
-  for (let round = 0; round < config.rounds; round++) {
-    for (let k = 0; k < specs.length; k++) {
-      const i = (k + round) % specs.length;
-      // A run other programs disturbed is redone (bounded attempts); the last one counts.
-      const spec = specs[i]!;
-      let s: Sample | undefined;
-      for (let attempt = 1; attempt <= config.attempts; attempt++) {
-        s = await measure(spec, load, sanity[i]!);
-        if (s.noise === null || s.noise <= config.maxNoise) break;
-        process.stderr.write(`  ${spec.name}: other programs used ${s.noise.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
-      }
-      if (s === undefined) throw new Error('BENCH_ATTEMPTS must be at least 1');
+  const samples = await alternatingRounds(
+    specs,
+    config,
+    (spec, i) => measure(spec, load, sanity[i]!),
+    (s) => s.noise,
+    (spec, round, s) =>
       process.stderr.write(
         `  ${title} | ${spec.name} round ${round + 1}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms, noise ${s.noise?.toFixed(2)}\n`,
-      );
-      samples[i]!.push(s);
-    }
-  }
+      ),
+  );
   const rows = specs.map((spec, i) => {
     const runs = samples[i] ?? [];
     return {
