@@ -3,21 +3,12 @@
 import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Application, GET, Path } from '../../src/index.js';
-import { deferred } from '../helpers/deferred.js';
+import { Application } from '../../src/index.js';
 import { parseResponses, rawConnect, type RawConnection } from '../helpers/raw-socket.js';
-import { slowAndFast } from '../helpers/slow-resources.js';
+import { hanging, slowAndFast } from '../helpers/slow-resources.js';
 
 const { Slow, Fast, gate: slow } = slowAndFast();
-let hangEntered = deferred();
-
-@Path('/hang')
-class Hang {
-  @GET() get(): Promise<never> {
-    hangEntered.resolve();
-    return new Promise<never>(() => undefined);
-  }
-}
+const { Hang, gate: hang } = hanging();
 
 const newApp = (): Application => new Application({ resources: [Slow, Fast, Hang], logger: () => undefined });
 const httpGet = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
@@ -42,7 +33,7 @@ describe('graceful close over sockets', () => {
     for (const c of clients.splice(0)) c.socket.destroy();
     await app.close(100);
     slow.reset();
-    hangEntered = deferred();
+    hang.reset();
   });
 
   it('lets an in-flight request finish with 200 + Connection: close, refuses new connections, resolves once drained', async () => {
@@ -109,7 +100,7 @@ describe('graceful close over sockets', () => {
     await app.listen(0);
     const c = await open();
     c.socket.write(httpGet('/hang'));
-    await hangEntered.promise;
+    await hang.entered.promise;
     const started = Date.now();
     await app.close(200);
     const elapsed = Date.now() - started;
@@ -144,9 +135,9 @@ describe('graceful close in-process (inject)', () => {
 
   it('without a server of its own, close() stops waiting at the deadline for a request that never finishes', async () => {
     const app = newApp();
-    hangEntered = deferred();
+    hang.reset();
     void app.inject('/hang');
-    await hangEntered.promise;
+    await hang.entered.promise;
     const started = performance.now();
     const deadline = 200;
     const closing = app.close(deadline);

@@ -1,8 +1,8 @@
 /**
- * The two resources the close tests share: `GET /slow` stays in its handler until the test
- * releases it (the in-flight request that `close()` drains), and `GET /fast` answers at once (the
- * request that arrives while the application closes). The test controls the order through the
- * gate's deferreds, never through sleeps.
+ * The resources the close and limit tests share: `GET /slow` stays in its handler until the test
+ * releases it (the in-flight request that `close()` drains), `GET /fast` answers at once (the
+ * request that arrives while the application closes), and `GET /hang` never answers (the request
+ * a deadline cuts). The test controls the order through the gates' deferreds, never through sleeps.
  */
 import { GET, Path, type Constructor } from '../../src/index.js';
 import { deferred, type Deferred } from './deferred.js';
@@ -45,4 +45,32 @@ export function slowAndFast(): { Slow: Constructor; Fast: Constructor; gate: Slo
   }
 
   return { Slow, Fast, gate };
+}
+
+/** The gate of `GET /hang`: a fresh deferred after {@link HangGate.reset}. */
+export interface HangGate {
+  /** Resolved once a `GET /hang` is inside its handler. */
+  readonly entered: Deferred;
+  /** A new, unresolved `entered` for the next request. */
+  reset(): void;
+}
+
+/** `Hang` (`GET /hang`: its promise never settles) and its gate. */
+export function hanging(): { Hang: Constructor; gate: HangGate } {
+  const gate = {
+    entered: deferred(),
+    reset(): void {
+      gate.entered = deferred();
+    },
+  };
+
+  @Path('/hang')
+  class Hang {
+    @GET() get(): Promise<never> {
+      gate.entered.resolve();
+      return new Promise<never>(() => undefined);
+    }
+  }
+
+  return { Hang, gate };
 }
