@@ -1,12 +1,12 @@
 /**
- * What `fastify` and `fastify-hooks` share: the route and the start-up. Synchronous handler +
- * `reply.send`, Fastify's fastest style (as in fastify/benchmarks).
+ * What `fastify`, `fastify-hooks`, `fastify-pino` and `fastify-h2c` share: the route and the
+ * start-up. Synchronous handler + `reply.send`, Fastify's fastest style (as in fastify/benchmarks).
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, RawServerBase } from 'fastify';
 import { announce, exitOnSignal, portFromEnv, userOf } from './common.js';
 
 /** Adds `GET /api/users/:id` to `app`, listens on `PORT` and announces it. */
-export async function serveUsers(app: FastifyInstance): Promise<void> {
+export async function serveUsers<Server extends RawServerBase>(app: FastifyInstance<Server>): Promise<void> {
   app.get<{ Params: { id: string } }>('/api/users/:id', (req, reply) => {
     const id = Number(req.params.id);
     if (!Number.isFinite(id)) void reply.code(404).send({ error: 'Not Found' });

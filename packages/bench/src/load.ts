@@ -4,27 +4,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { AutocannonResult } from './autocannon.js';
+import { toLoadResult, type LoadResult } from './load-result.js';
 import type { LoadCommand } from './load-worker.js';
 import type { ChildProcess } from 'node:child_process';
 import { start, stop } from './proc.js';
 import type { LoadRequest } from './servers.js';
-
-/** What one autocannon run measured. */
-export interface LoadResult {
-  /** Mean requests per second over the run (autocannon's `requests.average`). */
-  rps: number;
-  /** Requests answered. */
-  total: number;
-  /** Latency percentiles in milliseconds (autocannon's histogram has 1 ms resolution). */
-  p50: number;
-  p99: number;
-  /** Answers outside 2xx (or, for a workload expecting one status, not that status), socket errors and timeouts: any of them fails the benchmark. */
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  /** Seconds autocannon actually ran. */
-  duration: number;
-}
 
 const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
 
@@ -127,20 +111,6 @@ export class LoadGenerator {
     this.child.stdin!.end();
     return stop(this.child);
   }
-}
-
-/** The fields of autocannon's result the runners use, flattened. */
-export function toLoadResult(r: AutocannonResult): LoadResult {
-  return {
-    rps: r.requests.average,
-    total: r.requests.total,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    timeouts: r.timeouts,
-    duration: r.duration,
-  };
 }
 
 /** The middle value (mean of the two middle ones for an even count); NaN for none. */

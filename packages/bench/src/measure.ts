@@ -6,7 +6,8 @@
  */
 import { config } from './config.js';
 import { assertAlive, failure, type Running } from './launch.js';
-import type { LoadGenerator, LoadResult } from './load.js';
+import type { LoadGenerator } from './load.js';
+import type { LoadResult } from './load-result.js';
 import { cpuDuring, machineBusySeconds } from './proc.js';
 import { check } from './runner-util.js';
 import { requestOf } from './servers.js';

@@ -20,13 +20,13 @@ export function pinning(cpu: string): string[] {
   return [];
 }
 
-/** Starts `cmd args` behind the `pin` prefix; `taskset` execs, so the pid is the program's own. */
+/** Starts `cmd args` behind the `pin` prefix (in `cwd`, undefined: this process's); `taskset` execs, so the pid is the program's own. */
 export function start(
   pin: string[],
   cmd: string,
   args: string[],
   env: NodeJS.ProcessEnv,
-  cwd: string,
+  cwd: string | undefined,
   stdin: 'ignore' | 'pipe' = 'ignore',
 ): ChildProcess {
   const argv = [...pin, cmd, ...args];

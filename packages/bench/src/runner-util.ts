@@ -9,7 +9,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { LoadResult } from './load.js';
+import type { LoadResult } from './load-result.js';
 import { capture, freePort, start, waitUntil } from './proc.js';
 import type { ServerSpec } from './servers.js';
 

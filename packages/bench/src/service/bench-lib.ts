@@ -1,52 +1,26 @@
 // Process plumbing for service-bench.ts and cluster-bench.ts: pinned children, readiness, bounded
-// stop, CPU accounting from /proc, a quiet-machine wait and the pinned worker runs. Every wait here
-// has a deadline; only children started here are ever signalled.
-import { spawn, spawnSync, type ChildProcessByStdio } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import type { Readable } from 'node:stream';
+// stop, CPU accounting from /proc, a quiet-machine wait and the pinned worker runs. The children,
+// pinning and /proc readings are ../proc.ts's, as for the other runners. Every wait here has a
+// deadline; only children started here are ever signalled.
+import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { median } from '../load.js';
+import { capture, cpuSeconds, machineBusySeconds, start as startChild, stop as stopChild } from '../proc.js';
 import type { LatencyOptions, LatencyResult, ThroughputOptions, ThroughputResult } from './load-worker.js';
 
+export { cpuSeconds, machineBusySeconds, pinning } from '../proc.js';
+export { median };
 export type { LatencyOptions, LatencyResult, ThroughputOptions, ThroughputResult } from './load-worker.js';
 
 const WORKER = fileURLToPath(new URL('./load-worker.js', import.meta.url));
 
 /** A child started by {@link start}: its last 64 KiB of stdout and stderr stay readable. */
-export type Child = ChildProcessByStdio<null, Readable, Readable> & { io: { stdout: () => string; stderr: () => string } };
-
-/** Children still alive, killed if the runner exits early. */
-const live = new Set<Child>();
-process.once('exit', () => {
-  for (const c of live) c.kill('SIGKILL');
-});
-
-/** `taskset -c <cpu>` prefix when pinning works here, else [] with a warning. */
-export function pinning(cpu: string): string[] {
-  const r = spawnSync('taskset', ['-c', cpu, 'true'], { stdio: 'ignore', timeout: 5000 });
-  if (r.status === 0) return ['taskset', '-c', cpu];
-  process.stderr.write(`warning: cannot pin to CPU ${cpu}: results are noisier\n`);
-  return [];
-}
+export type Child = ChildProcess & { io: { stdout: () => string; stderr: () => string } };
 
 /** Starts `cmd args` behind `pin` (taskset execs, so the pid is the program's own); captures output. */
 export function start(pin: string[], cmd: string, args: string[], env: NodeJS.ProcessEnv, cwd: string | undefined): Child {
-  const [program = cmd, ...rest] = pin;
-  const argv = pin.length > 0 ? [...rest, cmd, ...args] : args;
-  let out = '';
-  let err = '';
-  const child = Object.assign(spawn(program, argv, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] }), {
-    io: { stdout: () => out, stderr: () => err },
-  });
-  live.add(child);
-  child.once('exit', () => live.delete(child));
-  const keep = (s: string) => (s.length > 65536 ? s.slice(-65536) : s);
-  child.stdout.setEncoding('utf8').on('data', (d: string) => {
-    out = keep(out + d);
-  });
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
-    err = keep(err + d);
-  });
-  return child;
+  const child = startChild(pin, cmd, args, env, cwd);
+  return Object.assign(child, { io: capture(child) });
 }
 
 /** Resolves with the port of the first `listening on http://host:PORT` line; rejects on exit or timeout. */
@@ -61,28 +35,20 @@ export function listeningPort(child: Child, timeoutMs: number, what: string): Pr
       done(new Error(`${what} exited before listening (code ${code}, signal ${signal}): ${child.io.stderr().slice(-1500)}`));
     function done(err: Error | undefined, port?: number) {
       clearTimeout(timer);
-      child.stdout.off('data', onData);
+      child.stdout?.off('data', onData);
       child.off('exit', onExit);
       if (err) reject(err);
       else resolve(port ?? 0);
     }
-    child.stdout.on('data', onData);
+    child.stdout?.on('data', onData);
     child.once('exit', onExit);
     onData();
   });
 }
 
-/** SIGTERM, then SIGKILL after `graceMs`; resolves once the child is gone. */
+/** SIGTERM, then SIGKILL after `graceMs` (default 5 s: a service flushes its journal); resolves once the child is gone. */
 export function stop(child: Child, graceMs = 5000): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise<void>((resolve) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-    child.once('exit', () => {
-      clearTimeout(timer);
-      resolve();
-    });
-    child.kill('SIGTERM');
-  });
+  return stopChild(child, graceMs);
 }
 
 /** Runs load-worker.ts pinned with `options`; resolves with its JSON result (bounded). */
@@ -107,29 +73,100 @@ export function runWorker(pin: string[], options: ThroughputOptions | LatencyOpt
   });
 }
 
-const CLOCK_TICKS = Number(spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8', timeout: 5000 }).stdout?.trim()) || 100;
+/** Total CPU seconds of `pids` so far, undefined when one cannot be read. */
+export function cpuOf(pids: readonly (number | undefined)[]): number | undefined {
+  let total = 0;
+  for (const pid of pids) {
+    const s = cpuSeconds(pid);
+    if (s === undefined) return undefined;
+    total += s;
+  }
+  return total;
+}
 
-/** User + system CPU seconds of a process so far (Linux /proc), undefined elsewhere. */
-export function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS;
-  } catch {
-    return undefined;
+/** Throws (naming `what`) when a run had answers outside 2xx, socket errors or timeouts, or no answer at all. */
+export function checkAnswers(what: string, r: ThroughputResult): void {
+  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.total === 0) {
+    throw new Error(`${what}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts, ${r.total} answers`);
   }
 }
 
-/** CPU seconds the whole machine has been busy (user, nice, system, steal), undefined elsewhere. */
-export function machineBusySeconds(): number | undefined {
-  try {
-    const cpu = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
-    const [user = 0, nice = 0, system = 0] = cpu;
-    return (user + nice + system + (cpu[7] ?? 0)) / CLOCK_TICKS;
-  } catch {
-    return undefined;
+/** What {@link measuredRun} measured. */
+export interface MeasuredRun {
+  result: ThroughputResult;
+  /** CPU seconds each group of processes used during the measured run, in the order given; undefined where /proc could not tell. */
+  cpu: (number | undefined)[];
+  /** Cores' worth of CPU other programs used meanwhile (the machine's busy time less the groups' and the load worker's); null without /proc. */
+  noise: number | null;
+}
+
+/**
+ * One load as the service runners measure it: a warm-up run of `timing.warmup` seconds, a wait
+ * for a quiet machine, then the measured run of `timing.duration` seconds with the CPU of each
+ * group of `pids` read around it. Both runs must pass {@link checkAnswers}; each is bounded (its
+ * duration + 30 s).
+ */
+export async function measuredRun(
+  what: string,
+  loadPin: string[],
+  options: Omit<ThroughputOptions, 'duration'>,
+  timing: { warmup: number; duration: number; maxNoise: number; quietWait: number },
+  pids: readonly (readonly (number | undefined)[])[],
+): Promise<MeasuredRun> {
+  checkAnswers(what, await runWorker(loadPin, { ...options, duration: timing.warmup }, (timing.warmup + 30) * 1000));
+  await waitQuiet(timing.maxNoise, timing.quietWait);
+  const cpu0 = pids.map(cpuOf);
+  const busy0 = machineBusySeconds();
+  const t0 = performance.now();
+  const result = await runWorker(loadPin, { ...options, duration: timing.duration }, (timing.duration + 30) * 1000);
+  const wall = (performance.now() - t0) / 1000;
+  const cpu1 = pids.map(cpuOf);
+  const busy1 = machineBusySeconds();
+  checkAnswers(what, result);
+  const cpu = cpu0.map((before, i) => {
+    const after = cpu1[i];
+    return before === undefined || after === undefined ? undefined : after - before;
+  });
+  const known = cpu.reduce<number | undefined>((sum, c) => (sum === undefined || c === undefined ? undefined : sum + c), 0);
+  const noise =
+    known === undefined || busy0 === undefined || busy1 === undefined
+      ? null
+      : Math.max(0, (busy1 - busy0 - known - result.cpuSeconds) / wall);
+  return { result, cpu, noise };
+}
+
+/**
+ * Alternating rounds, as both service runners compare servers: each round measures every spec
+ * once, the order rotating by one per round. A run other programs disturbed (`noiseOf` over
+ * `config.maxNoise` cores) is redone, at most `config.attempts` times, the last one counting;
+ * `report` hears each counted run. Resolves with the samples per spec, in the order of `specs`.
+ */
+export async function alternatingRounds<Spec extends { name: string }, Sample>(
+  specs: readonly Spec[],
+  config: { rounds: number; attempts: number; maxNoise: number },
+  measure: (spec: Spec, index: number) => Promise<Sample>,
+  noiseOf: (sample: Sample) => number | null,
+  report: (spec: Spec, round: number, sample: Sample) => void,
+): Promise<Sample[][]> {
+  const samples: Sample[][] = specs.map(() => []);
+  for (let round = 0; round < config.rounds; round++) {
+    for (let k = 0; k < specs.length; k++) {
+      const i = (k + round) % specs.length;
+      // A run other programs disturbed is redone (bounded attempts); the last one counts.
+      const spec = specs[i]!;
+      let s: Sample | undefined;
+      for (let attempt = 1; attempt <= config.attempts; attempt++) {
+        s = await measure(spec, i);
+        const noise = noiseOf(s);
+        if (noise === null || noise <= config.maxNoise) break;
+        process.stderr.write(`  ${spec.name}: other programs used ${noise.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
+      }
+      if (s === undefined) throw new Error('BENCH_ATTEMPTS must be at least 1');
+      report(spec, round, s);
+      samples[i]!.push(s);
+    }
   }
+  return samples;
 }
 
 /** Waits (bounded by `maxWaitS`) until other programs use at most `maxNoise` cores. */
@@ -148,15 +185,6 @@ export async function waitQuiet(maxNoise: number, maxWaitS: number): Promise<num
       return busy;
     }
   }
-}
-
-/** The middle value (mean of the middle two for an even count); NaN for none. */
-export function median(values: number[]): number {
-  if (values.length === 0) return Number.NaN;
-  const s = [...values].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  const at = (i: number) => s[i] ?? Number.NaN;
-  return s.length % 2 === 1 ? at(mid) : (at(mid - 1) + at(mid)) / 2;
 }
 
 /**

@@ -24,16 +24,14 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  alternatingRounds,
   benchConfig,
-  cpuSeconds,
   listeningPort,
-  machineBusySeconds,
+  measuredRun,
   median,
   pinning,
-  runWorker,
   start,
   stop,
-  waitQuiet,
   type Child,
   type ThroughputResult,
 } from './bench-lib.js';
@@ -240,17 +238,6 @@ function childPids(pid: number | undefined): number[] {
   return found;
 }
 
-/** Total CPU seconds of `pids`, undefined when one cannot be read. */
-function cpuOf(pids: Array<number | undefined>): number | undefined {
-  let total = 0;
-  for (const pid of pids) {
-    const s = cpuSeconds(pid);
-    if (s === undefined) return undefined;
-    total += s;
-  }
-  return total;
-}
-
 /** The service as `node dist/main.js` with `storage`; with etcd, `workers` processes (supervisor if > 1). */
 function serviceSpec(
   name: string,
@@ -290,12 +277,6 @@ async function sanity(load: Load, url: string): Promise<void> {
   const text = await res.text();
   if (res.status !== load.status) throw new Error(`sanity ${load.label} answered ${res.status}: ${text.slice(0, 200)}`);
   if (!res.headers.has('x-rate-limit-limit')) throw new Error(`sanity ${load.label}: header x-rate-limit-limit missing`);
-}
-
-function check(what: string, r: ThroughputResult): void {
-  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.total === 0) {
-    throw new Error(`${what}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts, ${r.total} answers`);
-  }
 }
 
 /** Starts `spec` (and its etcd cluster) fresh, then per load: sanity, warm-up, measured run. */
@@ -351,31 +332,13 @@ async function measure(spec: ServiceSpec, loads: Load[]): Promise<Sample> {
         fineLatency: true,
         overallRate: config.rate,
       };
-      const what = `${spec.name} ${load.label}`;
-      check(what, await runWorker(loadPin, { ...opts, duration: config.warmup }, (config.warmup + 30) * 1000));
-      await waitQuiet(config.maxNoise, config.quietWait);
-      const service0 = cpuOf(servicePids);
-      const etcd0 = cpuOf(etcdPids);
-      const busy0 = machineBusySeconds();
-      const t0 = performance.now();
-      const r = await runWorker(loadPin, { ...opts, duration: config.duration }, (config.duration + 30) * 1000);
-      const wall = (performance.now() - t0) / 1000;
-      const service1 = cpuOf(servicePids);
-      const etcd1 = cpuOf(etcdPids);
-      const busy1 = machineBusySeconds();
-      check(what, r);
-      const serviceCpu = service0 === undefined || service1 === undefined ? undefined : service1 - service0;
-      const etcdCpu = etcd0 === undefined || etcd1 === undefined ? undefined : etcd1 - etcd0;
-      const known =
-        serviceCpu === undefined || etcdCpu === undefined || busy0 === undefined || busy1 === undefined ? undefined : serviceCpu + etcdCpu;
+      const { result: r, cpu, noise } = await measuredRun(`${spec.name} ${load.label}`, loadPin, opts, config, [servicePids, etcdPids]);
+      const [serviceCpu, etcdCpu] = cpu;
       out[load.key] = {
         ...r,
         serviceCpuUsPerReq: serviceCpu === undefined ? null : (serviceCpu * 1e6) / r.total,
         etcdCpuUsPerReq: etcdCpu === undefined || etcdPids.length === 0 ? null : (etcdCpu * 1e6) / r.total,
-        noise:
-          known === undefined || busy0 === undefined || busy1 === undefined
-            ? null
-            : Math.max(0, (busy1 - busy0 - known - r.cpuSeconds) / wall),
+        noise,
       };
     }
     return out;
@@ -392,29 +355,20 @@ const noisy = (sample: Sample) => Object.values(sample).some((s) => s.noise !== 
 
 /** Alternating rounds of `specs` under `loads`; per load, per spec the medians of the rounds. */
 async function compare(title: string, specs: ServiceSpec[], loads: Load[]): Promise<Comparison> {
-  const samples: Sample[][] = specs.map(() => []);
-  for (let round = 0; round < config.rounds; round++) {
-    for (let k = 0; k < specs.length; k++) {
-      const i = (k + round) % specs.length;
-      // A run other programs disturbed is redone (bounded attempts); the last one counts.
-      const spec = specs[i]!;
-      let s: Sample | undefined;
-      for (let attempt = 1; attempt <= config.attempts; attempt++) {
-        s = await measure(spec, loads);
-        if (!noisy(s)) break;
-        const worst = Math.max(...Object.values(s).map((x) => x.noise ?? 0));
-        process.stderr.write(`  ${spec.name}: other programs used ${worst.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
-      }
-      if (s === undefined) throw new Error('BENCH_ATTEMPTS must be at least 1');
+  const samples = await alternatingRounds(
+    specs,
+    config,
+    (spec) => measure(spec, loads),
+    (s) => (noisy(s) ? Math.max(...Object.values(s).map((x) => x.noise ?? 0)) : null),
+    (spec, round, s) => {
       for (const load of loads) {
         const x = s[load.key]!;
         process.stderr.write(
           `  ${title} | ${spec.name} | ${load.label} round ${round + 1}: ${Math.round(x.rps)} req/s, p50 ${ms(x.p50Us)}, p99 ${ms(x.p99Us)}, noise ${x.noise?.toFixed(2)}\n`,
         );
       }
-      samples[i]!.push(s);
-    }
-  }
+    },
+  );
   const byLoad: Comparison['byLoad'] = {};
   for (const load of loads) {
     byLoad[load.key] = specs.map((spec, i) => {

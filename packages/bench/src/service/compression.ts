@@ -7,40 +7,11 @@
 // cost the same CPU. zstd rows only where this Node's node:zlib has zstd (22.15+, 23.8+).
 // Usage: pnpm --filter @jaxrs-node/bench run compression   (about 20 s; QUICK=1: about 3 s)
 import 'reflect-metadata';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import * as zlib from 'node:zlib';
-import { serviceModules } from './service-paths.js';
-
-const { loadConfig } = await serviceModules.config();
-const { TOKENS } = await serviceModules.diTokens();
-const { createService } = await serviceModules.server();
-const { MemoryRecordStore } = await serviceModules.storage();
-type UserService = InstanceType<Awaited<ReturnType<typeof serviceModules.users>>['UserService']>;
+import { seededService } from './seeded-service.js';
 
 const quick = process.env.QUICK === '1';
-const dataDir = mkdtempSync(join(tmpdir(), 'compression-bench-'));
-const config = await loadConfig({
-  DATA_DIR: dataDir,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  SEED: 'none',
-  STORAGE: 'memory',
-  RATE_LIMIT_PER_MINUTE: '0',
-  LOG_REQUESTS: 'false',
-});
-const service = await createService(config, { store: new MemoryRecordStore(), log: null });
-const users = service.container.resolve<UserService>(TOKENS.users);
-const names = ['Ann', 'Bob', 'Cyd', 'Dee', 'Eve', 'Flo', 'Gus', 'Hal', 'Ivy', 'Jo'];
-for (let i = 0; i < 1000; i++) {
-  await users.create({
-    email: `user${i}@example.com`,
-    firstName: names[i % names.length] ?? '',
-    lastName: `${names[(i * 7) % names.length] ?? ''}${(i * 7919) % 100_000}`,
-    age: 18 + (i % 83),
-  });
-}
+const { service, close } = await seededService(1000, { tmpPrefix: 'compression-bench-' });
 
 async function body(url: string): Promise<Buffer> {
   const r = await service.app.inject({ url, headers: { 'accept-encoding': 'identity' } });
@@ -51,8 +22,7 @@ const bodies: Array<[string, Buffer]> = [
   ['page of 20 users (`GET /api/users?page=0&size=20`)', await body('/api/users?page=0&size=20')],
   ['1 000 users (`GET /api/users`)', await body('/api/users')],
 ];
-await service.close();
-rmSync(dataDir, { recursive: true, force: true });
+await close();
 
 type Compress = (input: Buffer) => Buffer;
 const zstdSync: unknown = Reflect.get(zlib, 'zstdCompressSync');

@@ -12,6 +12,7 @@
 import type { EventEmitter } from 'node:events';
 import { createRequire } from 'node:module';
 import type { AutocannonOptions, AutocannonResult } from '../autocannon.js';
+import { toLoadResult, type LoadResult } from '../load-result.js';
 
 /** A throughput run: autocannon for `duration` seconds (see the header). */
 export interface ThroughputOptions {
@@ -37,16 +38,8 @@ export interface LatencyOptions {
   warmup?: number;
 }
 
-/** What a throughput run prints; p50Us / p99Us only with `fineLatency`. */
-export interface ThroughputResult {
-  rps: number;
-  total: number;
-  p50: number;
-  p99: number;
-  non2xx: number;
-  errors: number;
-  timeouts: number;
-  duration: number;
+/** What a throughput run prints: autocannon's result as the other runners read it, p50Us / p99Us only with `fineLatency`. */
+export interface ThroughputResult extends LoadResult {
   p50Us?: number | null;
   p99Us?: number | null;
   cpuSeconds: number;
@@ -117,17 +110,7 @@ function throughput(options: ThroughputOptions): void {
   } = options;
   const instance = autocannon({ url, connections, duration, method, headers, body, idReplacement, overallRate }, (err, r) => {
     if (err) return fail(err);
-    finish({
-      ...(fineLatency ? fineQuantiles() : {}),
-      rps: r.requests.average,
-      total: r.requests.total,
-      p50: r.latency.p50,
-      p99: r.latency.p99,
-      non2xx: r.non2xx,
-      errors: r.errors,
-      timeouts: r.timeouts,
-      duration: r.duration,
-    });
+    finish({ ...(fineLatency ? fineQuantiles() : {}), ...toLoadResult(r) });
   });
   if (fineLatency) {
     instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {

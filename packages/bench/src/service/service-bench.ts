@@ -16,10 +16,10 @@ import { cpus, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
+  alternatingRounds,
   benchConfig,
-  cpuSeconds,
   listeningPort,
-  machineBusySeconds,
+  measuredRun,
   median,
   pinning,
   runWorker,
@@ -98,33 +98,14 @@ async function measure(spec: ServerSpec, load: Load, sanity: Sanity): Promise<Sa
       headers: load.headers,
       body: load.body,
     };
-    check(spec, await runWorker(loadPin, { ...opts, duration: config.warmup }, (config.warmup + 30) * 1000));
-    await waitQuiet(config.maxNoise, config.quietWait);
-    const cpu0 = cpuSeconds(child.pid);
-    const busy0 = machineBusySeconds();
-    const t0 = performance.now();
-    const r = await runWorker(loadPin, { ...opts, duration: config.duration }, (config.duration + 30) * 1000);
-    const wall = (performance.now() - t0) / 1000;
-    const cpu1 = cpuSeconds(child.pid);
-    const busy1 = machineBusySeconds();
-    check(spec, r);
-    const serverCpu = cpu0 === undefined || cpu1 === undefined ? undefined : cpu1 - cpu0;
-    const noise =
-      serverCpu === undefined || busy0 === undefined || busy1 === undefined
-        ? null
-        : Math.max(0, (busy1 - busy0 - serverCpu - r.cpuSeconds) / wall);
+    const { result: r, cpu, noise } = await measuredRun(spec.name, loadPin, opts, config, [[child.pid]]);
+    const [serverCpu] = cpu;
     return { ...r, cpuUsPerReq: serverCpu === undefined ? null : (serverCpu * 1e6) / r.total, noise };
   } catch (e) {
     throw new Error(`${spec.name}: ${(e as Error).message}\n${child.io.stderr().slice(-1500)}`);
   } finally {
     await stop(child);
     rmSync(dataDir, { recursive: true, force: true });
-  }
-}
-
-function check(spec: ServerSpec, r: ThroughputResult): void {
-  if (r.non2xx > 0 || r.errors > 0 || r.timeouts > 0 || r.total === 0) {
-    throw new Error(`${spec.name}: ${r.non2xx} non-2xx, ${r.errors} errors, ${r.timeouts} timeouts, ${r.total} answers`);
   }
 }
 
@@ -140,25 +121,16 @@ const sanityOf =
 
 /** Alternating rounds of the servers under one load; returns the rows and the ratio first/second. */
 async function compare(title: string, specs: ServerSpec[], load: Load, sanity: Sanity[]): Promise<Comparison> {
-  const samples: Sample[][] = specs.map(() => []);
-  for (let round = 0; round < config.rounds; round++) {
-    for (let k = 0; k < specs.length; k++) {
-      const i = (k + round) % specs.length;
-      // A run other programs disturbed is redone (bounded attempts); the last one counts.
-      const spec = specs[i]!;
-      let s: Sample | undefined;
-      for (let attempt = 1; attempt <= config.attempts; attempt++) {
-        s = await measure(spec, load, sanity[i]!);
-        if (s.noise === null || s.noise <= config.maxNoise) break;
-        process.stderr.write(`  ${spec.name}: other programs used ${s.noise.toFixed(2)} cores (attempt ${attempt}/${config.attempts})\n`);
-      }
-      if (s === undefined) throw new Error('BENCH_ATTEMPTS must be at least 1');
+  const samples = await alternatingRounds(
+    specs,
+    config,
+    (spec, i) => measure(spec, load, sanity[i]!),
+    (s) => s.noise,
+    (spec, round, s) =>
       process.stderr.write(
         `  ${title} | ${spec.name} round ${round + 1}: ${Math.round(s.rps)} req/s, p99 ${s.p99} ms, noise ${s.noise?.toFixed(2)}\n`,
-      );
-      samples[i]!.push(s);
-    }
-  }
+      ),
+  );
   const rows = specs.map((spec, i) => {
     const runs = samples[i] ?? [];
     return {

@@ -3,35 +3,12 @@
 import { once } from 'node:events';
 import { connect, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Application, GET, Path } from '../../src/index.js';
-import { deferred } from '../helpers/deferred.js';
+import { Application } from '../../src/index.js';
 import { parseResponses, rawConnect, type RawConnection } from '../helpers/raw-socket.js';
+import { hanging, slowAndFast } from '../helpers/slow-resources.js';
 
-let slowEntered = deferred();
-let slowRelease = deferred();
-let hangEntered = deferred();
-
-@Path('/slow')
-class Slow {
-  @GET() async get(): Promise<unknown> {
-    slowEntered.resolve();
-    await slowRelease.promise;
-    return { done: true };
-  }
-}
-@Path('/fast')
-class Fast {
-  @GET() get(): unknown {
-    return { fast: true };
-  }
-}
-@Path('/hang')
-class Hang {
-  @GET() get(): Promise<never> {
-    hangEntered.resolve();
-    return new Promise<never>(() => undefined);
-  }
-}
+const { Slow, Fast, gate: slow } = slowAndFast();
+const { Hang, gate: hang } = hanging();
 
 const newApp = (): Application => new Application({ resources: [Slow, Fast, Hang], logger: () => undefined });
 const httpGet = (path: string): string => `GET ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`;
@@ -52,12 +29,11 @@ describe('graceful close over sockets', () => {
     return c;
   };
   afterEach(async () => {
-    slowRelease.resolve();
+    slow.release.resolve();
     for (const c of clients.splice(0)) c.socket.destroy();
     await app.close(100);
-    slowEntered = deferred();
-    slowRelease = deferred();
-    hangEntered = deferred();
+    slow.reset();
+    hang.reset();
   });
 
   it('lets an in-flight request finish with 200 + Connection: close, refuses new connections, resolves once drained', async () => {
@@ -65,7 +41,7 @@ describe('graceful close over sockets', () => {
     const { port } = await app.listen(0);
     const a = await open();
     a.socket.write(httpGet('/slow'));
-    await slowEntered.promise;
+    await slow.entered.promise;
 
     const closing = app.close(5000);
     const flag = settledFlag(closing);
@@ -74,7 +50,7 @@ describe('graceful close over sockets', () => {
     expect(err.code).toBe('ECONNREFUSED');
     expect(flag.settled).toBe(false); // still draining: the slow request holds it open
 
-    slowRelease.resolve();
+    slow.release.resolve();
     const [res] = await a.responses(1);
     expect(res!.status).toBe(200);
     expect(res!.headers.connection).toBe('close');
@@ -124,7 +100,7 @@ describe('graceful close over sockets', () => {
     await app.listen(0);
     const c = await open();
     c.socket.write(httpGet('/hang'));
-    await hangEntered.promise;
+    await hang.entered.promise;
     const started = Date.now();
     await app.close(200);
     const elapsed = Date.now() - started;
@@ -139,7 +115,7 @@ describe('graceful close in-process (inject)', () => {
   it('answers 503 + Connection: close while closing and lets the in-flight request finish', async () => {
     const app = newApp();
     const inflight = app.inject('/slow');
-    await slowEntered.promise;
+    await slow.entered.promise;
     const closing = app.close(5000);
     const flag = settledFlag(closing);
 
@@ -150,7 +126,7 @@ describe('graceful close in-process (inject)', () => {
     expect(rejected.headers['retry-after']).toBe('1');
     expect(flag.settled).toBe(false);
 
-    slowRelease.resolve();
+    slow.release.resolve();
     const done = await inflight;
     expect(done.status).toBe(200);
     expect(done.headers.connection).toBe('close');
@@ -159,9 +135,9 @@ describe('graceful close in-process (inject)', () => {
 
   it('without a server of its own, close() stops waiting at the deadline for a request that never finishes', async () => {
     const app = newApp();
-    hangEntered = deferred();
+    hang.reset();
     void app.inject('/hang');
-    await hangEntered.promise;
+    await hang.entered.promise;
     const started = performance.now();
     const deadline = 200;
     const closing = app.close(deadline);

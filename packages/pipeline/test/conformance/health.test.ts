@@ -6,31 +6,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Application, GET, HealthFeature, OpenApiFeature, Path, type HealthCheck, type HealthReport } from '../../src/index.js';
+import { Application, HealthFeature, OpenApiFeature, type HealthCheck, type HealthReport } from '../../src/index.js';
 import { deferred } from '../helpers/deferred.js';
 import { rawConnect, type RawConnection } from '../helpers/raw-socket.js';
+import { slowAndFast } from '../helpers/slow-resources.js';
 
 const quiet = (): void => undefined;
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
-let slowEntered = deferred();
-let slowRelease = deferred();
-
-@Path('/slow')
-class Slow {
-  @GET() async get(): Promise<unknown> {
-    slowEntered.resolve();
-    await slowRelease.promise;
-    return { done: true };
-  }
-}
-
-@Path('/fast')
-class Fast {
-  @GET() get(): unknown {
-    return { fast: true };
-  }
-}
+const { Slow, Fast, gate: slowGate } = slowAndFast();
 
 const up = (name: string, kind: HealthCheck['kind']): HealthCheck => ({ name, kind, check: () => undefined });
 const body = (text: string): HealthReport => JSON.parse(text) as HealthReport;
@@ -225,14 +209,13 @@ describe('HealthFeature while the application closes (real socket)', () => {
   let other: Server | undefined;
   const clients: RawConnection[] = [];
   afterEach(async () => {
-    slowRelease.resolve();
+    slowGate.release.resolve();
     for (const c of clients.splice(0)) c.socket.destroy();
     await app?.close(100);
     await new Promise<void>((resolve) => (other === undefined ? resolve() : other.close(() => resolve())));
     app = undefined;
     other = undefined;
-    slowEntered = deferred();
-    slowRelease = deferred();
+    slowGate.reset();
   });
 
   // Node 26's server.close() also closes connections that have not sent a request yet, the ones
@@ -261,7 +244,7 @@ describe('HealthFeature while the application closes (real socket)', () => {
       clients.push(busy, liveConn, readyConn, otherConn);
       await accepted;
       busy.socket.write(get('/slow'));
-      await slowEntered.promise;
+      await slowGate.entered.promise;
 
       const closing = app.close(5000);
       liveConn.socket.write(get('/health/live'));
@@ -284,7 +267,7 @@ describe('HealthFeature while the application closes (real socket)', () => {
       expect(JSON.parse(rejected!.body)).toMatchObject({ code: 'PIPE_SHUTTING_DOWN' });
 
       // The slow request still finishes, and the close drains.
-      slowRelease.resolve();
+      slowGate.release.resolve();
       const [slow] = await busy.responses(1);
       expect(slow!.status).toBe(200);
       expect(await closing).toEqual({ drained: true, cutConnections: 0 });
@@ -297,7 +280,7 @@ describe('HealthFeature while the application closes (real socket)', () => {
     await new Promise<void>((resolve) => other!.listen(0, '127.0.0.1', resolve));
     const base = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
     const slow = request(`${base}/slow`).then((r) => r.body.json());
-    await slowEntered.promise;
+    await slowGate.entered.promise;
     const closing = app.close(5000);
 
     const live = await request(`${base}/health/live`);
@@ -320,7 +303,7 @@ describe('HealthFeature while the application closes (real socket)', () => {
     expect(query.statusCode).toBe(200);
     await query.body.dump();
 
-    slowRelease.resolve();
+    slowGate.release.resolve();
     expect(await slow).toEqual({ done: true });
     expect((await closing).drained).toBe(true);
   });

@@ -3,8 +3,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { Application, DEFAULT_LIMITS, GET, Path, POST, type PipelineLimits } from '../../src/index.js';
 import { resolveLimits } from '../../src/core/internal/defaults.js';
-import { deferred } from '../helpers/deferred.js';
 import { rawConnect } from '../helpers/raw-socket.js';
+import { hanging } from '../helpers/slow-resources.js';
 import { start, TRANSPORTS } from '../helpers/transports.js';
 
 @Path('/r')
@@ -16,14 +16,7 @@ class R {
     return { got: body.v?.length ?? 0 };
   }
 }
-let hangEntered = deferred();
-@Path('/hang')
-class Hang {
-  @GET() get(): Promise<never> {
-    hangEntered.resolve();
-    return new Promise<never>(() => undefined);
-  }
-}
+const { Hang, gate: hang } = hanging();
 
 const REQ = 'GET /r HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
 const within = (ms: number, lo: number, hi: number): void => {
@@ -180,9 +173,9 @@ describe('socket limits', () => {
 
   it('shutdownDeadline: close() without an argument cuts a request that never finishes after it', async () => {
     const c = await rawConnect(await listen({ shutdownDeadline: 200 }));
-    hangEntered = deferred();
+    hang.reset();
     c.socket.write('GET /hang HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
-    await hangEntered.promise;
+    await hang.entered.promise;
     const started = Date.now();
     await app!.close();
     within(Date.now() - started, 150, 3000);

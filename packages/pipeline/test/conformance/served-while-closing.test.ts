@@ -4,27 +4,10 @@
 import 'reflect-metadata';
 import { describe, expect, it } from 'vitest';
 import { Application, GET, ModelValidationError, Path, POST, ServedWhileClosing } from '../../src/index.js';
-import { deferred } from '../helpers/deferred.js';
+import { slowAndFast } from '../helpers/slow-resources.js';
 
 const quiet = (): void => undefined;
-const slowEntered = deferred();
-const slowRelease = deferred();
-
-@Path('/slow')
-class Slow {
-  @GET() async get(): Promise<unknown> {
-    slowEntered.resolve();
-    await slowRelease.promise;
-    return { done: true };
-  }
-}
-
-@Path('/fast')
-class Fast {
-  @GET() get(): unknown {
-    return { fast: true };
-  }
-}
+const { Slow, Fast, gate } = slowAndFast();
 
 describe('@ServedWhileClosing()', () => {
   it('is refused by build() on a template path, another HTTP method, naming the class, the method and the fix', () => {
@@ -72,14 +55,14 @@ describe('@ServedWhileClosing()', () => {
     }
     const own = new Application({ basePath: '/api', resources: [Status, Root, Slow, Fast], logger: quiet });
     const slow = own.inject('/api/slow');
-    await slowEntered.promise;
+    await gate.entered.promise;
     const closing = own.close(5000);
     expect((await own.inject('/api/status')).json()).toEqual({ ok: true });
     expect((await own.inject('/api')).json()).toEqual({ root: true });
     expect((await own.inject('/api/')).json()).toEqual({ root: true });
     expect((await own.inject('/api/fast')).status).toBe(503);
     expect((await own.inject('/status')).status).toBe(503);
-    slowRelease.resolve();
+    gate.release.resolve();
     expect((await slow).status).toBe(200);
     expect((await closing).drained).toBe(true);
   });

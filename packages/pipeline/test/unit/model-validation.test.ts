@@ -12,7 +12,6 @@ import {
   BeanParam,
   Consumes,
   GET,
-  ModelValidationError,
   NameBinding,
   Path,
   PathParam,
@@ -21,21 +20,11 @@ import {
   QueryParam,
   type ContainerRequestContext,
   type ModelProblem,
-  type ModelProblemCode,
 } from '../../src/index.js';
 import { NoMetadataResource } from '../fixtures/no-metadata/resources.js';
+import { problemsOf } from '../helpers/model-problems.js';
 
 const quiet = (): void => undefined;
-/** The problems build() threw, as [code, message]. */
-function problemsOf(app: Application): Array<[ModelProblemCode, string]> {
-  try {
-    app.build();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ModelValidationError);
-    return (e as ModelValidationError).problems.map((p) => [p.code, p.message]);
-  }
-  throw new Error('build() accepted the application');
-}
 
 @Path('/ok')
 class Ok {

@@ -4,48 +4,15 @@
  * folder, and importing the otel entry where the API is not installed fails at once with what to
  * install (while the main entry still loads).
  */
-import { spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { cpSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-
-const PKG = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const DIST = join(PKG, 'dist');
-
-/** The root test command builds first; a developer running this file alone gets a build here. */
-function ensureBuilt(): void {
-  if (existsSync(join(DIST, 'features', 'otel', 'index.js'))) return;
-  const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: PKG, stdio: 'inherit' });
-  if (r.status !== 0) throw new Error('pipeline build failed');
-}
-
-const IMPORT =
-  /(?:^|[\s;])(?:import|export)\s*(?:[^'";]*?\sfrom\s*)?['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|require\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-/** Every file reached from `entry` through static and dynamic imports, and every package specifier met. */
-function importGraph(entry: string): { files: Set<string>; packages: Set<string> } {
-  const files = new Set<string>();
-  const packages = new Set<string>();
-  const queue = [entry];
-  while (queue.length > 0) {
-    const file = queue.pop()!;
-    if (files.has(file)) continue;
-    files.add(file);
-    for (const m of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      const spec = m[1] ?? m[2] ?? m[3]!;
-      if (spec.startsWith('.')) queue.push(resolve(dirname(file), spec));
-      else packages.add(spec);
-    }
-  }
-  return { files, packages };
-}
+import { DIST, ensureBuilt, importGraph, nodeIn, projectWithoutPeers } from '../helpers/entry-graph.js';
 
 const otelFiles = (files: Set<string>): string[] => [...files].filter((f) => f.startsWith(join(DIST, 'features', 'otel')));
 
 describe('@opentelemetry/api stays behind the otel entry point', () => {
-  beforeAll(ensureBuilt);
+  beforeAll(() => ensureBuilt(join(DIST, 'features', 'otel', 'index.js')));
 
   it("the built main and client entries' import graphs never reach @opentelemetry/api or the otel folder", () => {
     for (const entry of [join(DIST, 'index.js'), join(DIST, 'client', 'index.js')]) {
@@ -66,26 +33,13 @@ describe('@opentelemetry/api stays behind the otel entry point', () => {
   describe('in a project without @opentelemetry/api', () => {
     let project: string;
     beforeAll(() => {
-      project = mkdtempSync(join(tmpdir(), 'pipeline-no-otel-'));
-      const pkgDir = join(project, 'node_modules', '@jaxrs-node', 'pipeline');
-      mkdirSync(pkgDir, { recursive: true });
-      cpSync(join(PKG, 'package.json'), join(pkgDir, 'package.json'));
-      cpSync(DIST, join(pkgDir, 'dist'), { recursive: true });
-      // The runtime dependencies, but not the optional peer.
-      for (const dep of ['reflect-metadata', 'tsyringe'])
-        symlinkSync(join(PKG, 'node_modules', dep), join(project, 'node_modules', dep), 'dir');
+      const made = projectWithoutPeers('pipeline-no-otel-');
+      project = made.project;
+      cpSync(DIST, join(made.pkgDir, 'dist'), { recursive: true });
     });
     afterAll(() => rmSync(project, { recursive: true, force: true }));
 
-    // Without NODE_PATH: the test runner's points into the workspace's store, where the API is.
-    const { NODE_PATH: _ignored, ...env } = process.env;
-    const load = (specifier: string) =>
-      spawnSync(process.execPath, ['--input-type=module', '-e', `await import(${JSON.stringify(specifier)}); console.log('loaded');`], {
-        cwd: project,
-        env,
-        encoding: 'utf8',
-        timeout: 30_000,
-      });
+    const load = (specifier: string) => nodeIn(project, `await import(${JSON.stringify(specifier)}); console.log('loaded');`);
 
     it('the project really has no @opentelemetry/api', () => {
       const r = load('@opentelemetry/api');

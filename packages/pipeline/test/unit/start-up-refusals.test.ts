@@ -28,26 +28,14 @@ import {
   type FeatureContext,
   type MessageBodyWriter,
   type ModelProblem,
-  type ModelProblemCode,
-  ModelValidationError,
 } from '../../src/index.js';
 import { EntityPart, MultipartBody, MultipartFeature, MultipartReader, MultipartWriter } from '../../src/features/multipart/index.js';
 import type { UriInfo as TypeOnlyUriInfo } from '../../src/index.js';
 import { fieldPart, filePart, multipart, BOUNDARY } from '../helpers/multipart-bodies.js';
 import { sseConnect } from '../helpers/sse-client.js';
+import { problemsOf } from '../helpers/model-problems.js';
 
 const quiet = (): void => undefined;
-
-/** The problems build() threw, as [code, message]. */
-function problemsOf(app: Application): Array<[ModelProblemCode, string]> {
-  try {
-    app.build();
-  } catch (e) {
-    expect(e).toBeInstanceOf(ModelValidationError);
-    return (e as ModelValidationError).problems.map((p) => [p.code, p.message]);
-  }
-  throw new Error('build() accepted the application');
-}
 
 /** Builds `app` (it must pass) and answers the warnings it reported. */
 function warningsOf(options: ConstructorParameters<typeof Application>[0]): ModelProblem[] {

@@ -11,6 +11,7 @@ import {
 import type { UserRepresentation } from '../../../src/domain/users/representation.js';
 import { UserService } from '../../../src/domain/users/service.js';
 import { FakeRecordStore, fieldsOf, manualClock, thrown } from '../fake-store.js';
+import { random } from '../../helpers/random.js';
 
 describe('parsePageQuery', () => {
   it('defaults to page 0, size 20, sort id,asc', () => {
@@ -100,17 +101,6 @@ describe('selectSmallest / selectWindow', () => {
     }
   });
 });
-
-/** Deterministic pseudo-random generator (mulberry32) so failures reproduce. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function populated(count: number, heapWindowLimit?: number, indexes?: boolean): Promise<UserService> {
   const store = new FakeRecordStore();

@@ -4,16 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { BLOCK_LOAD, SortedBlocks } from '../../../src/domain/query/sorted-blocks.js';
-
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../../helpers/random.js';
 
 const ascending = (a: number, b: number): number => a - b;
 

@@ -15,17 +15,7 @@ import { UserService } from '../../../src/domain/users/service.js';
 import { createRecordStore } from '../../../src/storage/index.js';
 import type { RecordStore } from '../../../src/storage/record-store.js';
 import { FakeRecordStore, manualClock } from '../fake-store.js';
-
-/** Deterministic pseudo-random generator (mulberry32). */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { random } from '../../helpers/random.js';
 
 const LOCAL = 'aAbBzZ09'.split(''); // ASCII only, like every valid email
 const DOMAINS = ['ex.com', 'EX.org', 'b.io', 'Zz.net'];
