@@ -41,6 +41,7 @@ import type {
   WriterInterceptor,
 } from '../context/contracts.js';
 import { nameOf } from '../util/type-name.js';
+import { exclusiveRoleOf, type ExclusiveRole } from '../internal/exclusive-roles.js';
 import type { Router } from '../routing/router.js';
 
 export type { RegistrationOptions } from '../model/provider-entry.js';
@@ -49,6 +50,8 @@ export interface Registration extends RegistrationOptions {
   readonly target: Constructor | object;
   /** Given in `resources`: must be a resource class. */
   readonly asResource?: boolean;
+  /** The feature whose `setup()` registered it (named in start-up messages). */
+  readonly owner?: object;
 }
 
 export interface BuildInput {
@@ -95,6 +98,10 @@ export function buildModel(input: BuildInput): BuiltModel {
   const resources: Constructor[] = [];
   const providers: ProviderEntry[] = [];
   const dynamicFeatures: DynamicFeature[] = [];
+  /** The feature that registered each provider instance (itself when registered directly). */
+  const owners = new Map<object, object>();
+  /** When each registered object (feature or provider) was taken from the queue: messages name owners in that order. */
+  const seen = new Map<object, number>();
   const { problems } = input;
   /** Resolves a class; on failure records why (with the likely fixes) and answers undefined. */
   const tryInstantiate = (t: Constructor | object, role: string): object | undefined => {
@@ -146,10 +153,11 @@ export function buildModel(input: BuildInput): BuiltModel {
     }
     const instance = tryInstantiate(t, 'a provider');
     if (instance === undefined) continue;
+    if (!seen.has(instance)) seen.set(instance, seen.size);
     if (has(instance, 'setup')) {
       const ctx: FeatureContext = {
         register(provider, options) {
-          queue.push({ target: provider, ...options });
+          queue.push({ target: provider, ...options, owner: instance });
           return this;
         },
         configuration: input.configuration,
@@ -157,9 +165,13 @@ export function buildModel(input: BuildInput): BuiltModel {
       (instance as Feature).setup(ctx);
     }
     if (has(instance, 'configure')) dynamicFeatures.push(instance as DynamicFeature);
-    if (isProviderInstance(instance)) providers.push(entry(instance, reg, 0));
-    else if (!has(instance, 'setup') && !has(instance, 'configure')) problems.error(...notAProvider(instance));
+    if (isProviderInstance(instance)) {
+      providers.push(entry(instance, reg, 0));
+      if (!owners.has(instance)) owners.set(instance, reg.owner ?? instance);
+    } else if (!has(instance, 'setup') && !has(instance, 'configure')) problems.error(...notAProvider(instance));
   }
+
+  checkExclusiveRoles(owners, seen, problems);
 
   const contextResolvers = withMethod(providers, 'getContext').sort(ascending);
   const resolveContext = (contextType: TypeToken, type: TypeToken): unknown => {
@@ -228,6 +240,32 @@ export function buildModel(input: BuildInput): BuiltModel {
     requestScopes: instances<RequestScope>(withMethod(providers, 'runInScope')),
     servedWhileClosing: closingPaths(routes, problems),
   };
+}
+
+/**
+ * Two providers taking one exclusive role (two content-coding features, say) would both run on
+ * every request: refused here, once per pair of owners (a feature registering three such
+ * providers is named once), naming the features (or providers) that registered them and the fix.
+ */
+function checkExclusiveRoles(owners: ReadonlyMap<object, object>, seen: ReadonlyMap<object, number>, problems: ModelProblems): void {
+  const byRole = new Map<string, { role: ExclusiveRole; owners: Set<object> }>();
+  for (const [instance, owner] of owners) {
+    const role = exclusiveRoleOf(instance);
+    if (role === undefined) continue;
+    let group = byRole.get(role.key);
+    if (group === undefined) byRole.set(role.key, (group = { role, owners: new Set() }));
+    group.owners.add(owner);
+  }
+  const reported = new Set<string>();
+  for (const { role, owners: set } of byRole.values()) {
+    if (set.size < 2) continue;
+    const names = [...set].sort((a, b) => (seen.get(a) ?? 0) - (seen.get(b) ?? 0)).map((o) => o.constructor?.name ?? 'object');
+    const who = new Set(names).size < names.length ? `${names.join(' and ')} (the same class registered twice)` : names.join(' and ');
+    const message = `${who} are both registered: ${role.what}. ${role.fix}`;
+    if (reported.has(message)) continue;
+    reported.add(message);
+    problems.error('PIPELINE_PROVIDER_CONFLICT', message);
+  }
 }
 
 /**

@@ -26,6 +26,8 @@ export type ModelProblemCode =
   | 'PIPELINE_BEAN_FIELD_UNTYPED'
   /** The container could not build a resource or provider. */
   | 'PIPELINE_DI_FAILED'
+  /** Two providers (or the features registering them) take a role only one may take, e.g. two content-coding features. */
+  | 'PIPELINE_PROVIDER_CONFLICT'
   /** An ExceptionMapper without the error type it maps. */
   | 'PIPELINE_MAPPER_WITHOUT_TYPE'
   /** `@ServedWhileClosing()` on a method that is not a GET of a root resource at a literal path. */
