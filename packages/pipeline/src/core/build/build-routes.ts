@@ -24,6 +24,7 @@ import type {
 } from '../context/contracts.js';
 import { ResourceInfo } from '../context/resource-info.js';
 import { Router } from '../routing/router.js';
+import { requiredBindingProviders } from '../internal/extensions.js';
 
 /** What {@link buildRoutes} needs from the provider half of the build (build.ts). */
 export interface RouteInput {
@@ -484,6 +485,7 @@ function checkBindings(routes: readonly RouteMethod[], input: RouteInput): void 
       }
     }
   }
+  checkRequiredBindings(routes, byProviders, input);
   // A DynamicFeature may act on any binding (RolesAllowed does): only without one is this sure.
   if (input.dynamicFeatures.length > 0) return;
   for (const b of onResources) {
@@ -493,6 +495,29 @@ function checkBindings(routes: readonly RouteMethod[], input: RouteInput): void 
         `@${bindingName(b)} is on a resource but no registered provider is bound to it: register the provider, or remove the decorator`,
       );
     }
+  }
+}
+
+/**
+ * A binding only a known provider acts on (extensions.ts `requireBindingProvider`: `@RolesAllowed`,
+ * `@DenyAll`) on a method while neither that provider nor one bound to the binding is registered:
+ * the method would be served to everyone (fail open), so it is an error, not the warning above.
+ * One problem per binding, naming up to three of its methods.
+ */
+function checkRequiredBindings(routes: readonly RouteMethod[], byProviders: ReadonlySet<NameBindingDecorator>, input: RouteInput): void {
+  for (const req of requiredBindingProviders()) {
+    const binding = req.binding as NameBindingDecorator;
+    if (byProviders.has(binding) || input.dynamicFeatures.some((f) => f instanceof req.actedOnBy)) continue;
+    const where = [
+      ...new Set(routes.filter((r) => r.info.bindings.has(binding)).map((r) => `${r.resourceClass.name}.${r.info.methodName}`)),
+    ];
+    if (where.length === 0) continue;
+    const shown = where.length > 3 ? `${where.slice(0, 3).join(', ')} and ${where.length - 3} more` : where.join(', ');
+    input.problems.error(
+      'PIPELINE_FEATURE_NOT_REGISTERED',
+      `@${bindingName(binding)} is on ${shown}, but no registered provider acts on it (${req.actedOnBy.name}), so every caller would reach ` +
+        `${where.length > 1 ? 'these methods' : 'the method'} unchecked: ${req.fix}`,
+    );
   }
 }
 

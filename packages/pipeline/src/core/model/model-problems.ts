@@ -48,6 +48,10 @@ export type ModelProblemCode =
   | 'PIPELINE_SINK_WITHOUT_EVENT_STREAM'
   /** A method needs a feature that is not registered (e.g. multipart entities without `MultipartFeature`). */
   | 'PIPELINE_FEATURE_NOT_REGISTERED'
+  /** A method `@Consumes` a concrete media type no registered reader reads its entity as (every such request would be a 415). */
+  | 'PIPELINE_NO_READER'
+  /** A method `@Produces` a concrete media type no registered writer writes its declared return type as (every such response would be a 500). */
+  | 'PIPELINE_NO_WRITER'
   /** A `text/event-stream` method without a sink declares a return type no registered writer can write as that type. */
   | 'PIPELINE_NO_EVENT_STREAM_WRITER'
   /** Warning: a method that takes an `SseEventSink` also declares a return value (dropped once the stream started). */

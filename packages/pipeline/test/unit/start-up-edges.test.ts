@@ -1,0 +1,212 @@
+/**
+ * Misconfigurations that built fine and failed only on requests (each case below answered every
+ * request with the same error before build() refused it): a media type a method declares that no
+ * registered reader or writer handles for its declared types. Each refusal names the class, the
+ * method and the fix; the same application without the mistake serves the route.
+ */
+import 'reflect-metadata';
+import { describe, expect, it } from 'vitest';
+import {
+  Application,
+  Consumes,
+  DenyAll,
+  Entity,
+  FormParam,
+  GET,
+  ModelValidationError,
+  Path,
+  POST,
+  Produces,
+  PermitAll,
+  RateLimitFeature,
+  Response,
+  RolesAllowed,
+  RolesAllowedFeature,
+  type ContainerRequestContext,
+  type ContainerRequestFilter,
+  type Constructor,
+  type MessageBodyWriter,
+  type ModelProblemCode,
+  type TypeToken,
+} from '../../src/index.js';
+import type { MediaType } from '../../src/core/http/media-type.js';
+
+class User {
+  id = 1;
+}
+
+const quiet = (): void => undefined;
+
+/** The problems build() threw, as [code, message]. */
+function problemsOf(resources: Constructor[], providers: object[] = []): Array<[ModelProblemCode, string]> {
+  try {
+    new Application({ resources, providers, logger: quiet }).build();
+  } catch (e) {
+    expect(e).toBeInstanceOf(ModelValidationError);
+    return (e as ModelValidationError).problems.map((p) => [p.code, p.message]);
+  }
+  throw new Error('build() accepted the application');
+}
+
+/** Writes a User as XML (enough for the test: one element). */
+class UserXmlWriter implements MessageBodyWriter<User> {
+  readonly produces = ['application/xml'];
+  isWriteable(type: TypeToken, mediaType: MediaType): boolean {
+    return type === User && mediaType.essence === 'application/xml';
+  }
+  writeTo(user: User): string {
+    return `<user id="${user.id}"/>`;
+  }
+}
+
+describe('a declared media type nothing writes (was a 500 on every request, after the method ran)', () => {
+  @Path('/users')
+  class XmlUsers {
+    calls = 0;
+    @GET() @Produces('application/xml') get(): User {
+      this.calls++;
+      return new User();
+    }
+  }
+
+  it('build() refuses @Produces(application/xml) returning a class no writer writes as XML: PIPELINE_NO_WRITER', () => {
+    expect(problemsOf([XmlUsers])).toEqual([
+      [
+        'PIPELINE_NO_WRITER',
+        'XmlUsers.get produces application/xml and returns User, which no registered MessageBodyWriter writes as application/xml, ' +
+          'so every such response would be a 500 after the method ran: register a writer for it, remove application/xml from @Produces, ' +
+          'or declare the return type unknown if a filter or interceptor converts the entity',
+      ],
+    ]);
+  });
+
+  it('one problem per media type nothing writes, none for the one a writer writes', () => {
+    @Path('/u')
+    class Several {
+      @GET() @Produces('application/json', 'text/plain', 'application/octet-stream') get(): User {
+        return new User();
+      }
+    }
+    expect(problemsOf([Several]).map(([c, m]) => [c, m.slice(0, m.indexOf(' and returns'))])).toEqual([
+      ['PIPELINE_NO_WRITER', 'Several.get produces text/plain'],
+      ['PIPELINE_NO_WRITER', 'Several.get produces application/octet-stream'],
+    ]);
+  });
+
+  it('with the writer registered it builds and answers; unknown, Response and wildcard @Produces are not checked', async () => {
+    const app = new Application({ resources: [XmlUsers], providers: [new UserXmlWriter()], logger: quiet });
+    const res = await app.inject({ url: '/users', headers: { accept: 'application/xml' } });
+    expect([res.status, res.text()]).toEqual([200, '<user id="1"/>']);
+
+    @Path('/free')
+    class Free {
+      @GET('unknown') @Produces('application/xml') a(): unknown {
+        return '<x/>';
+      }
+      @GET('response') @Produces('application/xml') b(): Response {
+        return Response.ok('<x/>').build();
+      }
+      @GET('any') c(): User {
+        return new User();
+      }
+    }
+    expect(() => new Application({ resources: [Free], logger: quiet }).build()).not.toThrow();
+  });
+});
+
+describe('a declared media type nothing reads (was a 415 to every correct client)', () => {
+  @Path('/users')
+  class XmlIn {
+    @POST() @Consumes('application/xml') create(@Entity() user: User): string {
+      return String(user.id);
+    }
+  }
+
+  it('build() refuses @Consumes(application/xml) with an entity no reader reads as XML: PIPELINE_NO_READER', () => {
+    expect(problemsOf([XmlIn])).toEqual([
+      [
+        'PIPELINE_NO_READER',
+        'XmlIn.create consumes application/xml, but no registered MessageBodyReader reads its entity (argument 0, User) as application/xml, ' +
+          'so every such request would be answered 415: register a reader for it, or remove application/xml from @Consumes',
+      ],
+    ]);
+  });
+
+  it('@FormParam under a @Consumes no form reader reads is refused too; the form type and a JSON entity build', () => {
+    @Path('/f')
+    class Forms {
+      @POST('xml') @Consumes('application/xml') xml(@FormParam('a') a: string): string {
+        return a;
+      }
+      @POST('form') @Consumes('application/x-www-form-urlencoded') form(@FormParam('a') a: string): string {
+        return a;
+      }
+      @POST('json') @Consumes('application/json') json(@Entity() user: User): string {
+        return String(user.id);
+      }
+    }
+    expect(problemsOf([Forms])).toEqual([
+      ['PIPELINE_NO_READER', expect.stringMatching(/^Forms\.xml consumes application\/xml, .* its @FormParam values/)],
+    ]);
+  });
+});
+
+describe('@RolesAllowed / @DenyAll with nothing enforcing them (every caller was served the method)', () => {
+  @Path('/admin')
+  class Admin {
+    @GET() @RolesAllowed('ADMIN') secret(): string {
+      return 'secret';
+    }
+  }
+
+  @Path('/closed')
+  @DenyAll()
+  class Closed {
+    @GET() a(): string {
+      return 'a';
+    }
+    @GET('b') b(): string {
+      return 'b';
+    }
+  }
+
+  it('build() refuses them without RolesAllowedFeature, also when another DynamicFeature is registered', () => {
+    expect(problemsOf([Admin, Closed])).toEqual([
+      [
+        'PIPELINE_FEATURE_NOT_REGISTERED',
+        '@RolesAllowed is on Admin.secret, but no registered provider acts on it (RolesAllowedFeature), so every caller would reach the method ' +
+          'unchecked: register new RolesAllowedFeature() in providers (after the authentication filter that sets the security context)',
+      ],
+      [
+        'PIPELINE_FEATURE_NOT_REGISTERED',
+        expect.stringMatching(/^@DenyAll is on Closed\.a, Closed\.b, but .* reach these methods unchecked/),
+      ],
+    ]);
+    expect(problemsOf([Admin], [new RateLimitFeature({ key: () => 'k' })]).map(([c]) => c)).toEqual(['PIPELINE_FEATURE_NOT_REGISTERED']);
+  });
+
+  it('with RolesAllowedFeature the method is guarded (401 without a caller, 403 for @DenyAll)', async () => {
+    const app = new Application({ resources: [Admin, Closed], providers: [new RolesAllowedFeature()], logger: quiet });
+    expect((await app.inject('/admin')).status).toBe(401);
+    expect((await app.inject('/closed/b')).status).toBe(403);
+  });
+
+  it('a filter of your own bound to @RolesAllowed counts; @PermitAll alone needs nothing', async () => {
+    @RolesAllowed()
+    class OwnRoles implements ContainerRequestFilter {
+      filterRequest(ctx: ContainerRequestContext): void {
+        ctx.abortWith(Response.status(418).build());
+      }
+    }
+    const app = new Application({ resources: [Admin], providers: [OwnRoles], logger: quiet });
+    expect((await app.inject('/admin')).status).toBe(418);
+
+    @Path('/open')
+    class Open {
+      @GET() @PermitAll() a(): string {
+        return 'a';
+      }
+    }
+    expect(() => new Application({ resources: [Open], logger: quiet, onWarning: quiet }).build()).not.toThrow();
+  });
+});
