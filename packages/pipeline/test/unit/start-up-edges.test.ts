@@ -13,6 +13,9 @@ import {
   Entity,
   FormParam,
   GET,
+  HeaderParam,
+  QueryParam,
+  BeanParam,
   ModelValidationError,
   Path,
   POST,
@@ -208,5 +211,35 @@ describe('@RolesAllowed / @DenyAll with nothing enforcing them (every caller was
       }
     }
     expect(() => new Application({ resources: [Open], logger: quiet, onWarning: quiet }).build()).not.toThrow();
+  });
+});
+
+describe('a parameter type nothing converts from text', () => {
+  class Money {
+    constructor(readonly cents: number) {}
+  }
+  class Filter {
+    @QueryParam('min') min?: Money;
+  }
+
+  it('is one problem per parameter, collected with the others, naming the class, the method, the argument and the fix', () => {
+    @Path('/pay')
+    class Pay {
+      @GET() one(@QueryParam('amount') amount: Money, @HeaderParam('x-tags') tags: Map<string, string>): string {
+        return `${amount.cents} ${tags.size}`;
+      }
+      @GET('bean') two(@BeanParam() f: Filter): string {
+        return String(f.min);
+      }
+    }
+    expect(problemsOf([Pay])).toEqual([
+      [
+        'PIPELINE_PARAM_UNCONVERTIBLE',
+        "Pay.one, argument 0: query parameter 'amount' is a Money, which nothing converts from text: give Money a static fromString(text), " +
+          'register a ParamConverterProvider for it, or declare it as a string, number, boolean, bigint or Date',
+      ],
+      ['PIPELINE_PARAM_UNCONVERTIBLE', expect.stringMatching(/^Pay\.one, argument 1: header parameter 'x-tags' is a Map, /)],
+      ['PIPELINE_PARAM_UNCONVERTIBLE', expect.stringMatching(/^Filter\.min.*: query parameter 'min' is a Money, /)],
+    ]);
   });
 });

@@ -28,6 +28,8 @@ export type ModelProblemCode =
   | 'PIPELINE_DI_FAILED'
   /** Two providers (or the features registering them) take a role only one may take, e.g. two content-coding features. */
   | 'PIPELINE_PROVIDER_CONFLICT'
+  /** A path/query/header/cookie/matrix/form parameter (or `@BeanParam` field) of a type nothing converts from text. */
+  | 'PIPELINE_PARAM_UNCONVERTIBLE'
   /** An ExceptionMapper without the error type it maps. */
   | 'PIPELINE_MAPPER_WITHOUT_TYPE'
   /** `@ServedWhileClosing()` on a method that is not a GET of a root resource at a literal path. */
