@@ -5,6 +5,7 @@
  * method and the fix; the same application without the mistake serves the route.
  */
 import 'reflect-metadata';
+import { container as rootContainer, inject, injectable } from 'tsyringe';
 import { describe, expect, it } from 'vitest';
 import {
   Application,
@@ -241,5 +242,66 @@ describe('a parameter type nothing converts from text', () => {
       ['PIPELINE_PARAM_UNCONVERTIBLE', expect.stringMatching(/^Pay\.one, argument 1: header parameter 'x-tags' is a Map, /)],
       ['PIPELINE_PARAM_UNCONVERTIBLE', expect.stringMatching(/^Filter\.min.*: query parameter 'min' is a Money, /)],
     ]);
+  });
+});
+
+describe('a per-request resource whose dependency nothing registered (was a 500 on every request)', () => {
+  interface Repo {
+    all(): string[];
+  }
+  @injectable()
+  class Service {
+    constructor(@inject('Repo') readonly repo: Repo) {}
+  }
+  @injectable()
+  @Path('/direct')
+  class Direct {
+    constructor(@inject('Repo') private readonly repo: Repo) {}
+    @GET() @Produces('application/json') list(): string[] {
+      return this.repo.all();
+    }
+  }
+  @injectable()
+  @Path('/nested')
+  class Nested {
+    constructor(private readonly service: Service) {}
+    @GET() @Produces('application/json') list(): string[] {
+      return this.service.repo.all();
+    }
+  }
+
+  const app = (register: boolean): Application => {
+    const container = rootContainer.createChildContainer();
+    if (register) container.register('Repo', { useValue: { all: () => ['a'] } });
+    return new Application({ resources: [Direct, Nested], resourceScope: 'request', container, logger: quiet });
+  };
+
+  it('build() names the token, the class and the argument, without building the resource', () => {
+    let problems: Array<[string, string]> = [];
+    try {
+      app(false).build();
+    } catch (e) {
+      problems = (e as ModelValidationError).problems.map((p) => [p.code, p.message]);
+    }
+    expect(problems).toEqual([
+      [
+        'PIPELINE_DI_FAILED',
+        expect.stringMatching(
+          /^Direct \(registered as a per-request resource\) could not be built by the container: the token Repo \(constructor argument 0 of Direct\) is not registered/,
+        ),
+      ],
+      [
+        'PIPELINE_DI_FAILED',
+        expect.stringMatching(
+          /^Nested \(registered as a per-request resource\) .*the token Repo \(constructor argument 0 of Service\) is not registered/,
+        ),
+      ],
+    ]);
+  });
+
+  it('with the token registered, each request gets its instance', async () => {
+    const a = app(true);
+    expect((await a.inject('/direct')).text()).toBe('["a"]');
+    expect((await a.inject('/nested')).text()).toBe('["a"]');
   });
 });

@@ -32,6 +32,8 @@ export interface RouteInput {
   readonly defaultScope: 'singleton' | 'request';
   /** Resolves a class from the container (undefined, with the problem recorded, when it cannot). */
   readonly instantiate: (target: Constructor) => object | undefined;
+  /** Records PIPELINE_DI_FAILED when the container could not build `target` per request (a dependency it cannot find). */
+  readonly checkResolvable?: (target: Constructor) => void;
   /** Where start-up problems are collected. */
   readonly problems: ModelProblems;
   /** The application's deadline for methods without `@Deadline`. */
@@ -84,6 +86,7 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
     const scope = meta.scope ?? input.defaultScope;
     const instance = scope === 'singleton' ? input.instantiate(cls) : undefined;
     if (scope === 'singleton' && instance === undefined) continue; // recorded: PIPELINE_DI_FAILED
+    if (scope === 'request') input.checkResolvable?.(cls);
     addClass(
       input,
       { cls, meta, instance, located: false, routerBase: meta.path, infoBase: meta.path, outer: undefined, seen: [cls] },

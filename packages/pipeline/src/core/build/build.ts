@@ -211,6 +211,10 @@ export function buildModel(input: BuildInput): BuiltModel {
     resources,
     defaultScope: input.defaultScope,
     instantiate: (cls) => tryInstantiate(cls, 'a resource'),
+    checkResolvable: (cls) => {
+      const missing = unresolvableToken(container, cls);
+      if (missing !== undefined) problems.error('PIPELINE_DI_FAILED', diFailure(cls, 'a per-request resource', new Error(missing)));
+    },
     problems,
     deadline: input.deadline === undefined ? undefined : { ms: input.deadline },
     providerBindings: providers.map((p) => ({
@@ -240,6 +244,46 @@ export function buildModel(input: BuildInput): BuiltModel {
     requestScopes: instances<RequestScope>(withMethod(providers, 'runInScope')),
     servedWhileClosing: closingPaths(routes, problems),
   };
+}
+
+/**
+ * Why the container could not build `cls` per request, found without building it (a per-request
+ * resource is built for each request, not at start-up, so its constructor may do per-request work):
+ * a constructor parameter injected by a string or symbol token (`@inject('Repo')`) that nothing
+ * registered, in `cls` or in a class it depends on, which tsyringe reports only when it resolves
+ * (every request a 500). Reads tsyringe's own parameter metadata (`design:paramtypes`, and the
+ * `injectionTokens` its `@inject` writes); other tokens (`injectAll`, optional, `delay`, transforms)
+ * are left to the container. Undefined when nothing is missing.
+ */
+function unresolvableToken(container: DependencyContainer, cls: Function, seen: Function[] = []): string | undefined {
+  if (seen.includes(cls) || seen.length > 8 || container.isRegistered(cls as Constructor, true)) return undefined;
+  seen.push(cls);
+  const types = (Reflect.getMetadata('design:paramtypes', cls) as unknown[] | undefined) ?? [];
+  const tokens = (Reflect.getOwnMetadata('injectionTokens', cls) as Record<string, unknown> | undefined) ?? {};
+  const count = Math.max(types.length, ...Object.keys(tokens).map((k) => Number(k) + 1));
+  for (let i = 0; i < count; i++) {
+    const token = i in tokens ? plainToken(tokens[i]) : types[i];
+    if (typeof token === 'string' || typeof token === 'symbol') {
+      if (!container.isRegistered(token, true)) {
+        return `the token ${String(token)} (constructor argument ${i} of ${cls.name}) is not registered; register it (container.register(${typeof token === 'string' ? JSON.stringify(token) : 'TOKEN'}, ...))`;
+      }
+    } else if (typeof token === 'function' && token !== Object && token !== Function) {
+      const deeper = unresolvableToken(container, token, seen);
+      if (deeper !== undefined) return deeper;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The token of one `@inject` descriptor: tsyringe writes the token itself, or (newer versions)
+ * `{ token, multiple, isOptional }`; `injectAll`, optional and transformed injections are left out
+ * (undefined): they do not fail for a missing registration, or do so their own way.
+ */
+function plainToken(descriptor: unknown): unknown {
+  if (typeof descriptor !== 'object' || descriptor === null || !('token' in descriptor)) return descriptor;
+  const d = descriptor as { token: unknown; multiple?: unknown; isOptional?: unknown; transform?: unknown };
+  return d.multiple === true || d.isOptional === true || d.transform !== undefined ? undefined : d.token;
 }
 
 /**
