@@ -305,3 +305,21 @@ describe('a per-request resource whose dependency nothing registered (was a 500 
     expect((await a.inject('/nested')).text()).toBe('["a"]');
   });
 });
+
+describe('a sub-resource locator declared to return a primitive (was a 500 on every request through it)', () => {
+  it('build() refuses it, naming the class, the method and the fix', () => {
+    @Path('/l')
+    class Loc {
+      @Path('sub') sub(): string {
+        return 'x';
+      }
+    }
+    expect(problemsOf([Loc])).toEqual([
+      [
+        'PIPELINE_NOT_A_SUB_RESOURCE',
+        'Loc.sub is a sub-resource locator (@Path without an HTTP method) but returns string: a locator returns the object (or class) ' +
+          'whose methods handle the request; add @GET() (or another HTTP method) if it answers itself',
+      ],
+    ]);
+  });
+});

@@ -297,7 +297,14 @@ function makeLocator(
   };
   // The class the locator declares it returns is built now: its problems are start-up problems.
   const declared = Reflect.getMetadata('design:returntype', cls.prototype as object, methodName) as unknown;
-  if (
+  if (PRIMITIVE_TYPES.has(declared)) {
+    // A string, number... can never serve a request: every request through the locator was a 500.
+    input.problems.error(
+      'PIPELINE_NOT_A_SUB_RESOURCE',
+      `${cls.name}.${methodName} is a sub-resource locator (@Path without an HTTP method) but returns ${(declared as Function).name.toLowerCase()}: ` +
+        `a locator returns the object (or class) whose methods handle the request; add @GET() (or another HTTP method) if it answers itself`,
+    );
+  } else if (
     typeof declared === 'function' &&
     Function.prototype.toString.call(declared).startsWith('class') && // a class of the application's, not Object or Promise
     declared !== cls &&
@@ -308,6 +315,9 @@ function makeLocator(
   }
   return locator;
 }
+
+/** `design:returntype` of a locator declared to return a primitive. */
+const PRIMITIVE_TYPES: ReadonlySet<unknown> = new Set([String, Number, Boolean, BigInt, Symbol]);
 
 function mediaTypes(list: readonly string[] | undefined, info: ResourceInfo): MediaType[] {
   if (list === undefined) return [];
