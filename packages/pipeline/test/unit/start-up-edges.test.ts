@@ -18,6 +18,7 @@ import {
   QueryParam,
   BeanParam,
   ModelValidationError,
+  OpenApiFeature,
   Path,
   POST,
   Produces,
@@ -321,5 +322,27 @@ describe('a sub-resource locator declared to return a primitive (was a 500 on ev
           'whose methods handle the request; add @GET() (or another HTTP method) if it answers itself',
       ],
     ]);
+  });
+});
+
+describe('an OpenAPI docs page without the document it shows (was a 404 on every request to it)', () => {
+  @Path('/ping')
+  class Ping {
+    @GET() ping(): string {
+      return 'pong';
+    }
+  }
+  const info = { title: 'Ping', version: '1' };
+
+  it('an explicit docsPath with path: false is refused when the feature is made, naming both options', () => {
+    expect(() => new OpenApiFeature({ info, path: false, docsPath: '/ui' })).toThrow(
+      'OpenApiFeature: docsPath /ui shows the document served at path, but path is false: serve the document (leave path out or give one), or set docsPath: false',
+    );
+  });
+
+  it('with path: false the default docs path is not served at all (404 PIPE_NO_MATCH, as any unknown path)', async () => {
+    const app = new Application({ resources: [Ping], providers: [new OpenApiFeature({ info, path: false })], logger: quiet });
+    const res = await app.inject('/docs');
+    expect([res.status, (res.json() as { code: string }).code]).toEqual([404, 'PIPE_NO_MATCH']);
   });
 });
