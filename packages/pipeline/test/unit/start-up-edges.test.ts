@@ -17,6 +17,7 @@ import {
   HeaderParam,
   QueryParam,
   BeanParam,
+  RateLimit,
   ModelValidationError,
   OpenApiFeature,
   Path,
@@ -344,5 +345,29 @@ describe('an OpenAPI docs page without the document it shows (was a 404 on every
     const app = new Application({ resources: [Ping], providers: [new OpenApiFeature({ info, path: false })], logger: quiet });
     const res = await app.inject('/docs');
     expect([res.status, (res.json() as { code: string }).code]).toEqual([404, 'PIPE_NO_MATCH']);
+  });
+});
+
+describe('@RateLimit without RateLimitFeature (limits nothing)', () => {
+  it('is a warning naming the method and the fix, also when another DynamicFeature is registered', () => {
+    @Path('/rl')
+    class Limited {
+      @GET() @RateLimit({ limit: 1, windowMs: 1000 }) get(): string {
+        return 'x';
+      }
+    }
+    for (const providers of [[], [new RolesAllowedFeature()]]) {
+      const warnings: Array<{ code: string; message: string }> = [];
+      new Application({ resources: [Limited], providers, logger: quiet, onWarning: (w) => warnings.push(w) }).build();
+      expect(warnings).toEqual([
+        {
+          code: 'PIPELINE_BINDING_WITHOUT_PROVIDER',
+          severity: 'warning',
+          message:
+            '@RateLimit is on Limited.get, but no registered provider acts on it (RateLimitFeature): it has no effect on the method; ' +
+            'register new RateLimitFeature({ key: RateLimitKeys.principal }) in providers to enforce it, or remove the decorator',
+        },
+      ]);
+    }
   });
 });

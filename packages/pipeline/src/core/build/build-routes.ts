@@ -501,8 +501,9 @@ function checkBindings(routes: readonly RouteMethod[], input: RouteInput): void 
   checkRequiredBindings(routes, byProviders, input);
   // A DynamicFeature may act on any binding (RolesAllowed does): only without one is this sure.
   if (input.dynamicFeatures.length > 0) return;
+  const required = new Set(requiredBindingProviders().map((r) => r.binding));
   for (const b of onResources) {
-    if (!byProviders.has(b)) {
+    if (!byProviders.has(b) && !required.has(b)) {
       input.problems.warn(
         'PIPELINE_BINDING_WITHOUT_PROVIDER',
         `@${bindingName(b)} is on a resource but no registered provider is bound to it: register the provider, or remove the decorator`,
@@ -526,10 +527,18 @@ function checkRequiredBindings(routes: readonly RouteMethod[], byProviders: Read
     ];
     if (where.length === 0) continue;
     const shown = where.length > 3 ? `${where.slice(0, 3).join(', ')} and ${where.length - 3} more` : where.join(', ');
+    const these = where.length > 1 ? 'these methods' : 'the method';
+    if (req.severity === 'warning') {
+      input.problems.warn(
+        'PIPELINE_BINDING_WITHOUT_PROVIDER',
+        `@${bindingName(binding)} is on ${shown}, but no registered provider acts on it (${req.actedOnBy.name}): it has no effect on ${these}; ${req.fix}`,
+      );
+      continue;
+    }
     input.problems.error(
       'PIPELINE_FEATURE_NOT_REGISTERED',
       `@${bindingName(binding)} is on ${shown}, but no registered provider acts on it (${req.actedOnBy.name}), so every caller would reach ` +
-        `${where.length > 1 ? 'these methods' : 'the method'} unchecked: ${req.fix}`,
+        `${these} unchecked: ${req.fix}`,
     );
   }
 }

@@ -89,6 +89,11 @@ export interface BindingRequirement {
   readonly actedOnBy: Function;
   /** The fix, for the message, e.g. "register new RolesAllowedFeature() in providers". */
   readonly fix: string;
+  /**
+   * `'error'` (default) refuses the application; `'warning'` reports it (`PIPELINE_BINDING_WITHOUT_PROVIDER`),
+   * for a binding whose provider may be left out on purpose (rate limits turned off).
+   */
+  readonly severity?: 'error' | 'warning';
 }
 
 const bindingRequirements: BindingRequirement[] = [];
