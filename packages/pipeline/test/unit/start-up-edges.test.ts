@@ -371,3 +371,30 @@ describe('@RateLimit without RateLimitFeature (limits nothing)', () => {
     }
   });
 });
+
+describe('a path template that does not compile', () => {
+  it('is one problem per method, naming the class and the method, reported with the others', () => {
+    @Path('/a')
+    class BadRegex {
+      @GET('{id: [}') get(): string {
+        return 'x';
+      }
+      @GET('fine') fine(): string {
+        return 'ok';
+      }
+    }
+    @Path('/b/{x')
+    class BadBrace {
+      @GET() get(): string {
+        return 'x';
+      }
+    }
+    expect(problemsOf([BadRegex, BadBrace])).toEqual([
+      [
+        'PIPELINE_INVALID_PATH',
+        expect.stringMatching(/^BadRegex\.get: Invalid path template "\/a\/\{id: \[\}": Invalid regular expression.*; fix the @Path/),
+      ],
+      ['PIPELINE_INVALID_PATH', expect.stringMatching(/^BadBrace\.get: Invalid path template "\/b\/\{x": unbalanced '\{'; fix the @Path/)],
+    ]);
+  });
+});

@@ -133,6 +133,7 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
     if (typeof fn !== 'function') continue;
     const path = joinPaths(scope.infoBase, mm.path);
     const template = joinPaths(scope.routerBase, mm.path);
+    if (!validTemplate(input.problems, cls, methodName, path, isLocator)) continue;
     const bindings = new Map(scope.outer);
     for (const [k, v] of meta.bindings) bindings.set(k, v);
     for (const [k, v] of mm.bindings) bindings.set(k, v);
@@ -188,6 +189,25 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
       routes.push(route);
       group(groups, template, false).routes.push(route);
     }
+  }
+}
+
+/**
+ * Compiles the method's full template once, before anything else uses it: an invalid one (an
+ * unbalanced brace, a regex that does not compile, a repeated variable) is a problem naming the
+ * class and the method (`PIPELINE_INVALID_PATH`), reported with the others, instead of the first
+ * one aborting `build()` with only the template. The method is then left out.
+ */
+function validTemplate(problems: ModelProblems, cls: Function, methodName: string, path: string, open: boolean): boolean {
+  try {
+    compilePath(path, open);
+    return true;
+  } catch (e) {
+    problems.error(
+      'PIPELINE_INVALID_PATH',
+      `${cls.name}.${methodName}: ${(e as Error).message}; fix the @Path of the class or of the method (a variable is {name} or {name: regex})`,
+    );
+    return false;
   }
 }
 

@@ -30,6 +30,8 @@ export type ModelProblemCode =
   | 'PIPELINE_PROVIDER_CONFLICT'
   /** A path/query/header/cookie/matrix/form parameter (or `@BeanParam` field) of a type nothing converts from text. */
   | 'PIPELINE_PARAM_UNCONVERTIBLE'
+  /** A method's full path template (class and method `@Path`) does not compile. */
+  | 'PIPELINE_INVALID_PATH'
   /** An ExceptionMapper without the error type it maps. */
   | 'PIPELINE_MAPPER_WITHOUT_TYPE'
   /** `@ServedWhileClosing()` on a method that is not a GET of a root resource at a literal path. */
