@@ -62,8 +62,10 @@ class BodyResource {
   @GET('plain') @Produces('text/plain') plain(): string {
     return 'café';
   }
-  @GET('utf16') @Produces('text/plain; charset=utf-16') utf16(): string {
-    return 'café';
+  // A Response: build() refuses a declared string no writer writes as text/plain; charset=utf-16,
+  // and this route is kept to show the writer decision per full media type at request time.
+  @GET('utf16') @Produces('text/plain; charset=utf-16') utf16(): Response {
+    return Response.ok('café').build();
   }
 
   @POST('json')

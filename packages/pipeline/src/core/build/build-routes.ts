@@ -24,6 +24,7 @@ import type {
 } from '../context/contracts.js';
 import { ResourceInfo } from '../context/resource-info.js';
 import { Router } from '../routing/router.js';
+import { requiredBindingProviders } from '../internal/extensions.js';
 
 /** What {@link buildRoutes} needs from the provider half of the build (build.ts). */
 export interface RouteInput {
@@ -31,6 +32,8 @@ export interface RouteInput {
   readonly defaultScope: 'singleton' | 'request';
   /** Resolves a class from the container (undefined, with the problem recorded, when it cannot). */
   readonly instantiate: (target: Constructor) => object | undefined;
+  /** Records PIPELINE_DI_FAILED when the container could not build `target` per request (a dependency it cannot find). */
+  readonly checkResolvable?: (target: Constructor) => void;
   /** Where start-up problems are collected. */
   readonly problems: ModelProblems;
   /** The application's deadline for methods without `@Deadline`. */
@@ -83,6 +86,7 @@ export function buildRoutes(input: RouteInput): { router: Router<PathEntry>; rou
     const scope = meta.scope ?? input.defaultScope;
     const instance = scope === 'singleton' ? input.instantiate(cls) : undefined;
     if (scope === 'singleton' && instance === undefined) continue; // recorded: PIPELINE_DI_FAILED
+    if (scope === 'request') input.checkResolvable?.(cls);
     addClass(
       input,
       { cls, meta, instance, located: false, routerBase: meta.path, infoBase: meta.path, outer: undefined, seen: [cls] },
@@ -129,6 +133,7 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
     if (typeof fn !== 'function') continue;
     const path = joinPaths(scope.infoBase, mm.path);
     const template = joinPaths(scope.routerBase, mm.path);
+    if (!validTemplate(input.problems, cls, methodName, path, isLocator)) continue;
     const bindings = new Map(scope.outer);
     for (const [k, v] of meta.bindings) bindings.set(k, v);
     for (const [k, v] of mm.bindings) bindings.set(k, v);
@@ -184,6 +189,25 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
       routes.push(route);
       group(groups, template, false).routes.push(route);
     }
+  }
+}
+
+/**
+ * Compiles the method's full template once, before anything else uses it: an invalid one (an
+ * unbalanced brace, a regex that does not compile, a repeated variable) is a problem naming the
+ * class and the method (`PIPELINE_INVALID_PATH`), reported with the others, instead of the first
+ * one aborting `build()` with only the template. The method is then left out.
+ */
+function validTemplate(problems: ModelProblems, cls: Function, methodName: string, path: string, open: boolean): boolean {
+  try {
+    compilePath(path, open);
+    return true;
+  } catch (e) {
+    problems.error(
+      'PIPELINE_INVALID_PATH',
+      `${cls.name}.${methodName}: ${(e as Error).message}; fix the @Path of the class or of the method (a variable is {name} or {name: regex})`,
+    );
+    return false;
   }
 }
 
@@ -293,7 +317,14 @@ function makeLocator(
   };
   // The class the locator declares it returns is built now: its problems are start-up problems.
   const declared = Reflect.getMetadata('design:returntype', cls.prototype as object, methodName) as unknown;
-  if (
+  if (PRIMITIVE_TYPES.has(declared)) {
+    // A string, number... can never serve a request: every request through the locator was a 500.
+    input.problems.error(
+      'PIPELINE_NOT_A_SUB_RESOURCE',
+      `${cls.name}.${methodName} is a sub-resource locator (@Path without an HTTP method) but returns ${(declared as Function).name.toLowerCase()}: ` +
+        `a locator returns the object (or class) whose methods handle the request; add @GET() (or another HTTP method) if it answers itself`,
+    );
+  } else if (
     typeof declared === 'function' &&
     Function.prototype.toString.call(declared).startsWith('class') && // a class of the application's, not Object or Promise
     declared !== cls &&
@@ -304,6 +335,9 @@ function makeLocator(
   }
   return locator;
 }
+
+/** `design:returntype` of a locator declared to return a primitive. */
+const PRIMITIVE_TYPES: ReadonlySet<unknown> = new Set([String, Number, Boolean, BigInt, Symbol]);
 
 function mediaTypes(list: readonly string[] | undefined, info: ResourceInfo): MediaType[] {
   if (list === undefined) return [];
@@ -484,15 +518,48 @@ function checkBindings(routes: readonly RouteMethod[], input: RouteInput): void 
       }
     }
   }
+  checkRequiredBindings(routes, byProviders, input);
   // A DynamicFeature may act on any binding (RolesAllowed does): only without one is this sure.
   if (input.dynamicFeatures.length > 0) return;
+  const required = new Set(requiredBindingProviders().map((r) => r.binding));
   for (const b of onResources) {
-    if (!byProviders.has(b)) {
+    if (!byProviders.has(b) && !required.has(b)) {
       input.problems.warn(
         'PIPELINE_BINDING_WITHOUT_PROVIDER',
         `@${bindingName(b)} is on a resource but no registered provider is bound to it: register the provider, or remove the decorator`,
       );
     }
+  }
+}
+
+/**
+ * A binding only a known provider acts on (extensions.ts `requireBindingProvider`: `@RolesAllowed`,
+ * `@DenyAll`) on a method while neither that provider nor one bound to the binding is registered:
+ * the method would be served to everyone (fail open), so it is an error, not the warning above.
+ * One problem per binding, naming up to three of its methods.
+ */
+function checkRequiredBindings(routes: readonly RouteMethod[], byProviders: ReadonlySet<NameBindingDecorator>, input: RouteInput): void {
+  for (const req of requiredBindingProviders()) {
+    const binding = req.binding as NameBindingDecorator;
+    if (byProviders.has(binding) || input.dynamicFeatures.some((f) => f instanceof req.actedOnBy)) continue;
+    const where = [
+      ...new Set(routes.filter((r) => r.info.bindings.has(binding)).map((r) => `${r.resourceClass.name}.${r.info.methodName}`)),
+    ];
+    if (where.length === 0) continue;
+    const shown = where.length > 3 ? `${where.slice(0, 3).join(', ')} and ${where.length - 3} more` : where.join(', ');
+    const these = where.length > 1 ? 'these methods' : 'the method';
+    if (req.severity === 'warning') {
+      input.problems.warn(
+        'PIPELINE_BINDING_WITHOUT_PROVIDER',
+        `@${bindingName(binding)} is on ${shown}, but no registered provider acts on it (${req.actedOnBy.name}): it has no effect on ${these}; ${req.fix}`,
+      );
+      continue;
+    }
+    input.problems.error(
+      'PIPELINE_FEATURE_NOT_REGISTERED',
+      `@${bindingName(binding)} is on ${shown}, but no registered provider acts on it (${req.actedOnBy.name}), so every caller would reach ` +
+        `${these} unchecked: ${req.fix}`,
+    );
   }
 }
 

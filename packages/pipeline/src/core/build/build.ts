@@ -41,6 +41,7 @@ import type {
   WriterInterceptor,
 } from '../context/contracts.js';
 import { nameOf } from '../util/type-name.js';
+import { exclusiveRoleOf, type ExclusiveRole } from '../internal/exclusive-roles.js';
 import type { Router } from '../routing/router.js';
 
 export type { RegistrationOptions } from '../model/provider-entry.js';
@@ -49,6 +50,8 @@ export interface Registration extends RegistrationOptions {
   readonly target: Constructor | object;
   /** Given in `resources`: must be a resource class. */
   readonly asResource?: boolean;
+  /** The feature whose `setup()` registered it (named in start-up messages). */
+  readonly owner?: object;
 }
 
 export interface BuildInput {
@@ -95,6 +98,10 @@ export function buildModel(input: BuildInput): BuiltModel {
   const resources: Constructor[] = [];
   const providers: ProviderEntry[] = [];
   const dynamicFeatures: DynamicFeature[] = [];
+  /** The feature that registered each provider instance (itself when registered directly). */
+  const owners = new Map<object, object>();
+  /** When each registered object (feature or provider) was taken from the queue: messages name owners in that order. */
+  const seen = new Map<object, number>();
   const { problems } = input;
   /** Resolves a class; on failure records why (with the likely fixes) and answers undefined. */
   const tryInstantiate = (t: Constructor | object, role: string): object | undefined => {
@@ -146,10 +153,11 @@ export function buildModel(input: BuildInput): BuiltModel {
     }
     const instance = tryInstantiate(t, 'a provider');
     if (instance === undefined) continue;
+    if (!seen.has(instance)) seen.set(instance, seen.size);
     if (has(instance, 'setup')) {
       const ctx: FeatureContext = {
         register(provider, options) {
-          queue.push({ target: provider, ...options });
+          queue.push({ target: provider, ...options, owner: instance });
           return this;
         },
         configuration: input.configuration,
@@ -157,9 +165,13 @@ export function buildModel(input: BuildInput): BuiltModel {
       (instance as Feature).setup(ctx);
     }
     if (has(instance, 'configure')) dynamicFeatures.push(instance as DynamicFeature);
-    if (isProviderInstance(instance)) providers.push(entry(instance, reg, 0));
-    else if (!has(instance, 'setup') && !has(instance, 'configure')) problems.error(...notAProvider(instance));
+    if (isProviderInstance(instance)) {
+      providers.push(entry(instance, reg, 0));
+      if (!owners.has(instance)) owners.set(instance, reg.owner ?? instance);
+    } else if (!has(instance, 'setup') && !has(instance, 'configure')) problems.error(...notAProvider(instance));
   }
+
+  checkExclusiveRoles(owners, seen, problems);
 
   const contextResolvers = withMethod(providers, 'getContext').sort(ascending);
   const resolveContext = (contextType: TypeToken, type: TypeToken): unknown => {
@@ -199,6 +211,10 @@ export function buildModel(input: BuildInput): BuiltModel {
     resources,
     defaultScope: input.defaultScope,
     instantiate: (cls) => tryInstantiate(cls, 'a resource'),
+    checkResolvable: (cls) => {
+      const missing = unresolvableToken(container, cls);
+      if (missing !== undefined) problems.error('PIPELINE_DI_FAILED', diFailure(cls, 'a per-request resource', new Error(missing)));
+    },
     problems,
     deadline: input.deadline === undefined ? undefined : { ms: input.deadline },
     providerBindings: providers.map((p) => ({
@@ -228,6 +244,72 @@ export function buildModel(input: BuildInput): BuiltModel {
     requestScopes: instances<RequestScope>(withMethod(providers, 'runInScope')),
     servedWhileClosing: closingPaths(routes, problems),
   };
+}
+
+/**
+ * Why the container could not build `cls` per request, found without building it (a per-request
+ * resource is built for each request, not at start-up, so its constructor may do per-request work):
+ * a constructor parameter injected by a string or symbol token (`@inject('Repo')`) that nothing
+ * registered, in `cls` or in a class it depends on, which tsyringe reports only when it resolves
+ * (every request a 500). Reads tsyringe's own parameter metadata (`design:paramtypes`, and the
+ * `injectionTokens` its `@inject` writes); other tokens (`injectAll`, optional, `delay`, transforms)
+ * are left to the container. Undefined when nothing is missing.
+ */
+function unresolvableToken(container: DependencyContainer, cls: Function, seen: Function[] = []): string | undefined {
+  if (seen.includes(cls) || seen.length > 8 || container.isRegistered(cls as Constructor, true)) return undefined;
+  seen.push(cls);
+  const types = (Reflect.getMetadata('design:paramtypes', cls) as unknown[] | undefined) ?? [];
+  const tokens = (Reflect.getOwnMetadata('injectionTokens', cls) as Record<string, unknown> | undefined) ?? {};
+  const count = Math.max(types.length, ...Object.keys(tokens).map((k) => Number(k) + 1));
+  for (let i = 0; i < count; i++) {
+    const token = i in tokens ? plainToken(tokens[i]) : types[i];
+    if (typeof token === 'string' || typeof token === 'symbol') {
+      if (!container.isRegistered(token, true)) {
+        return `the token ${String(token)} (constructor argument ${i} of ${cls.name}) is not registered; register it (container.register(${typeof token === 'string' ? JSON.stringify(token) : 'TOKEN'}, ...))`;
+      }
+    } else if (typeof token === 'function' && token !== Object && token !== Function) {
+      const deeper = unresolvableToken(container, token, seen);
+      if (deeper !== undefined) return deeper;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The token of one `@inject` descriptor: tsyringe writes the token itself, or (newer versions)
+ * `{ token, multiple, isOptional }`; `injectAll`, optional and transformed injections are left out
+ * (undefined): they do not fail for a missing registration, or do so their own way.
+ */
+function plainToken(descriptor: unknown): unknown {
+  if (typeof descriptor !== 'object' || descriptor === null || !('token' in descriptor)) return descriptor;
+  const d = descriptor as { token: unknown; multiple?: unknown; isOptional?: unknown; transform?: unknown };
+  return d.multiple === true || d.isOptional === true || d.transform !== undefined ? undefined : d.token;
+}
+
+/**
+ * Two providers taking one exclusive role (two content-coding features, say) would both run on
+ * every request: refused here, once per pair of owners (a feature registering three such
+ * providers is named once), naming the features (or providers) that registered them and the fix.
+ */
+function checkExclusiveRoles(owners: ReadonlyMap<object, object>, seen: ReadonlyMap<object, number>, problems: ModelProblems): void {
+  const byRole = new Map<string, { role: ExclusiveRole; owners: Set<object> }>();
+  for (const [instance, owner] of owners) {
+    const role = exclusiveRoleOf(instance);
+    if (role === undefined) continue;
+    let group = byRole.get(role.key);
+    if (group === undefined) byRole.set(role.key, (group = { role, owners: new Set() }));
+    group.owners.add(owner);
+  }
+  const reported = new Set<string>();
+  for (const { role, owners: set } of byRole.values()) {
+    if (set.size < 2) continue;
+    const names = [...set].sort((a, b) => (seen.get(a) ?? 0) - (seen.get(b) ?? 0)).map((o) => o.constructor?.name ?? 'object');
+    const who = new Set(names).size < names.length ? `${names.join(' and ')} (the same class registered twice)` : names.join(' and ');
+    const message = `${who} are both registered: ${role.what}. ${role.fix}`;
+    if (reported.has(message)) continue;
+    reported.add(message);
+    problems.error('PIPELINE_PROVIDER_CONFLICT', message);
+  }
 }
 
 /**

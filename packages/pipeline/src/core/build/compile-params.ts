@@ -52,7 +52,17 @@ export function compileParam(
     return partResolver(name, isArray);
   }
   const pinfo: ParamInfo = { source: source as ParamInfo['source'], name, type, resourceInfo: info };
-  const convert = guard(source, name, converterFor(isArray ? elementType : type, pinfo, providers));
+  const converter = converterFor(isArray ? elementType : type, pinfo, providers);
+  if (converter === undefined) {
+    const target = isArray ? elementType : type;
+    throw new ModelProblemError(
+      'PIPELINE_PARAM_UNCONVERTIBLE',
+      `${where}${position === undefined ? '' : `, ${position}`}: ${source} parameter '${name}' is a ${typeName(target)}${isArray ? ' array' : ''}, ` +
+        `which nothing converts from text: give ${typeName(target)} a static fromString(text), register a ParamConverterProvider for it, ` +
+        `or declare it as a string, number, boolean, bigint or Date`,
+    );
+  }
+  const convert = guard(source, name, converter);
   let fallback: unknown = isArray ? [] : undefined;
   if (meta.defaultValue !== undefined) {
     try {
@@ -133,7 +143,7 @@ function guard(source: string, name: string, convert: Convert): Convert {
   };
 }
 
-function converterFor(type: TypeToken, info: ParamInfo, providers: readonly ParamConverterProvider[]): Convert {
+function converterFor(type: TypeToken, info: ParamInfo, providers: readonly ParamConverterProvider[]): Convert | undefined {
   for (const p of providers) {
     const c = p.getConverter(type, info);
     if (c !== undefined) return (raw) => c.fromString(raw);
@@ -186,9 +196,7 @@ function converterFor(type: TypeToken, info: ParamInfo, providers: readonly Para
   }
   const fromString = (type as { fromString?: unknown }).fromString;
   if (typeof fromString === 'function') return (raw) => (fromString as Convert).call(type, raw);
-  throw new Error(
-    `No conversion for ${info.source} parameter '${info.name}' of type ${typeName(type)}: register a ParamConverterProvider or add a static fromString()`,
-  );
+  return undefined; // the caller refuses the parameter (PIPELINE_PARAM_UNCONVERTIBLE), naming where it is
 }
 
 const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;

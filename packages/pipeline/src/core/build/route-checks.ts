@@ -23,10 +23,63 @@ const EVENT_STREAM = 'text/event-stream';
 /** The checks of every resource method of an application whose body providers are `body`. */
 export function routeChecks(body: BodyProviders): (route: RouteMethod, facts: RouteFacts, problems: ModelProblems) => void {
   return (route, facts, problems) => {
+    const before = problems.list.length;
     checkReaders(route, body, problems);
     checkWriters(route, body, problems);
     checkEventStream(route, facts, body, problems);
+    // A missing feature was named above, with its fix: no second problem for the same media type.
+    if (problems.list.length !== before) return;
+    checkDeclaredReaders(route, body, problems);
+    checkDeclaredWriters(route, facts, body, problems);
   };
+}
+
+/** A concrete media type (`application/xml`), not a range (`text/*` or any type): the only kind a check can ask about. */
+const concrete = (m: MediaType): boolean => m.type !== '*' && m.subtype !== '*';
+
+/**
+ * A method that `@Consumes` a concrete media type no registered reader reads as its entity's
+ * declared type: every request sending that type, correct as it is, would be a 415
+ * (`PIPE_NO_READER`). The request path asks the same lookup with the same declared type
+ * (read-entity.ts), and reader interceptors cannot change the type, so the answer is exact.
+ */
+function checkDeclaredReaders(route: RouteMethod, body: BodyProviders, problems: ModelProblems): void {
+  const entity = route.entity;
+  if (entity === undefined && !route.form) return;
+  const type: TypeToken = route.form ? URLSearchParams : entity!.type;
+  for (const mediaType of route.consumes) {
+    if (!concrete(mediaType) || readerFor(body, type, mediaType) !== undefined) continue;
+    const what = route.form ? 'its @FormParam values' : `its entity (argument ${entity!.index}, ${typeName(type)})`;
+    problems.error(
+      'PIPELINE_NO_READER',
+      `${route.resourceClass.name}.${route.info.methodName} consumes ${mediaType.essence}, but no registered MessageBodyReader reads ${what} ` +
+        `as ${mediaType.essence}, so every such request would be answered 415: register a reader for it, or remove ${mediaType.essence} from @Consumes`,
+    );
+  }
+}
+
+/**
+ * A method that `@Produces` a concrete media type no registered writer writes its declared
+ * return type as (`design:returntype`, when TypeScript names a class): every response of that
+ * type would be a 500 (`PIPE_NO_WRITER`) once the method ran, its side effects done. Types
+ * TypeScript cannot name (`Object`, `Promise`, `void`) and responses stay allowed; a method whose
+ * interceptor or filter turns the entity into another type declares its return type `unknown`.
+ * `text/event-stream` has its own check above.
+ */
+function checkDeclaredWriters(route: RouteMethod, facts: RouteFacts, body: BodyProviders, problems: ModelProblems): void {
+  const { returnType } = facts;
+  if (unknowable(returnType)) return;
+  if (facts.contextTypes.some((t) => contextTypeOptions(t)?.answersRequest === true)) return;
+  const type = returnType as TypeToken;
+  for (const mediaType of route.produces) {
+    if (!concrete(mediaType) || mediaType.essence === EVENT_STREAM || writerFor(body, type, mediaType) !== undefined) continue;
+    problems.error(
+      'PIPELINE_NO_WRITER',
+      `${route.resourceClass.name}.${route.info.methodName} produces ${mediaType.essence} and returns ${typeName(type)}, which no registered ` +
+        `MessageBodyWriter writes as ${mediaType.essence}, so every such response would be a 500 after the method ran: register a writer for it, ` +
+        `remove ${mediaType.essence} from @Produces, or declare the return type unknown if a filter or interceptor converts the entity`,
+    );
+  }
 }
 
 /**
@@ -80,11 +133,15 @@ function checkWriters(route: RouteMethod, body: BodyProviders, problems: ModelPr
   }
 }
 
-/** A type TypeScript could not name (`Object` for unions and `any`, `Promise` for async methods) or a response: decided at run time. */
+/**
+ * A type TypeScript could not name (`Object` for unions and `any`, `Promise` for async methods,
+ * `Function` for a class imported with `import type`) or a response: decided at run time.
+ */
 function unknowable(type: unknown): boolean {
   return (
     typeof type !== 'function' ||
     type === Object ||
+    type === Function ||
     type === Promise ||
     isSubtypeOf(type as TypeToken, Response) ||
     isSubtypeOf(type as TypeToken, ResponseBuilder)

@@ -77,6 +77,37 @@ export interface ReaderRequirement {
   readonly fix: string;
 }
 
+/**
+ * A binding decorator that only a known provider acts on (`@RolesAllowed` and `@DenyAll`, enforced
+ * by `RolesAllowedFeature`): a method carrying it while nothing acts on it would be served to
+ * everyone, so `build()` refuses it. A module outside core declares it when it loads.
+ */
+export interface BindingRequirement {
+  /** The binding decorator (as `NameBinding` made it). */
+  readonly binding: object;
+  /** The provider class (a `DynamicFeature`, typically) that acts on it; a provider bound to {@link binding} counts too. */
+  readonly actedOnBy: Function;
+  /** The fix, for the message, e.g. "register new RolesAllowedFeature() in providers". */
+  readonly fix: string;
+  /**
+   * `'error'` (default) refuses the application; `'warning'` reports it (`PIPELINE_BINDING_WITHOUT_PROVIDER`),
+   * for a binding whose provider may be left out on purpose (rate limits turned off).
+   */
+  readonly severity?: 'error' | 'warning';
+}
+
+const bindingRequirements: BindingRequirement[] = [];
+
+/** Declares that {@link BindingRequirement.binding} needs a provider acting on it; checked by `build()`. */
+export function requireBindingProvider(requirement: BindingRequirement): void {
+  bindingRequirements.push(requirement);
+}
+
+/** Every {@link requireBindingProvider} declaration so far. */
+export function requiredBindingProviders(): readonly BindingRequirement[] {
+  return bindingRequirements;
+}
+
 const readerRequirements: ReaderRequirement[] = [];
 
 /**

@@ -26,6 +26,12 @@ export type ModelProblemCode =
   | 'PIPELINE_BEAN_FIELD_UNTYPED'
   /** The container could not build a resource or provider. */
   | 'PIPELINE_DI_FAILED'
+  /** Two providers (or the features registering them) take a role only one may take, e.g. two content-coding features. */
+  | 'PIPELINE_PROVIDER_CONFLICT'
+  /** A path/query/header/cookie/matrix/form parameter (or `@BeanParam` field) of a type nothing converts from text. */
+  | 'PIPELINE_PARAM_UNCONVERTIBLE'
+  /** A method's full path template (class and method `@Path`) does not compile. */
+  | 'PIPELINE_INVALID_PATH'
   /** An ExceptionMapper without the error type it maps. */
   | 'PIPELINE_MAPPER_WITHOUT_TYPE'
   /** `@ServedWhileClosing()` on a method that is not a GET of a root resource at a literal path. */
@@ -46,6 +52,10 @@ export type ModelProblemCode =
   | 'PIPELINE_SINK_WITHOUT_EVENT_STREAM'
   /** A method needs a feature that is not registered (e.g. multipart entities without `MultipartFeature`). */
   | 'PIPELINE_FEATURE_NOT_REGISTERED'
+  /** A method `@Consumes` a concrete media type no registered reader reads its entity as (every such request would be a 415). */
+  | 'PIPELINE_NO_READER'
+  /** A method `@Produces` a concrete media type no registered writer writes its declared return type as (every such response would be a 500). */
+  | 'PIPELINE_NO_WRITER'
   /** A `text/event-stream` method without a sink declares a return type no registered writer can write as that type. */
   | 'PIPELINE_NO_EVENT_STREAM_WRITER'
   /** Warning: a method that takes an `SseEventSink` also declares a return value (dropped once the stream started). */

@@ -1,6 +1,7 @@
 import type { Transform } from 'node:stream';
 import * as zlib from 'node:zlib';
 import { ZstdFrameCheck } from './zstd-frame-check.js';
+import type { ExclusiveRole } from '../../core/internal/exclusive-roles.js';
 
 /**
  * The content codings the pipeline can apply and decode (RFC 9110 §8.4.1): `gzip` (RFC 1952), `br`
@@ -175,4 +176,21 @@ export function encode(coding: ContentCoding, body: string | Uint8Array, level: 
 export function isDecoderDataError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && (code.startsWith('Z_') || code.startsWith('ERR__ERROR_') || code.startsWith('ZSTD_error_'));
+}
+
+/**
+ * The roles of the coding providers (a response coder, a request decoder, a coded-tag filter):
+ * one application takes one of each. Two would both run: the inner writer interceptor codes the
+ * body and the outer one skips it, but a 304 (which no coder codes) gets both tag suffixes
+ * (`"v1-gzip-br"`), and the first reader interceptor refuses with 415 a coding only the second
+ * decodes. `build()` refuses the combination (`PIPELINE_PROVIDER_CONFLICT`, docs/compression.md).
+ */
+export function contentCodingRole(direction: 'responses' | 'requests' | 'entity tags'): ExclusiveRole {
+  return {
+    key: `content coding of ${direction}`,
+    what:
+      'each sets up content coding (RFC 9110 §8.4), and both would run on every request (a 304 would get two ETag suffixes, ' +
+      'a request body in a coding only one of them decodes could be refused with 415 by the other)',
+    fix: "Register only one: ContentEncodingFeature alone covers what GzipFeature does (codings: ['gzip'] for gzip only)",
+  };
 }

@@ -1,3 +1,4 @@
+import { declareExclusiveRole } from '../../core/internal/exclusive-roles.js';
 import type { ContainerRequestFilter, ContainerResponseContext, ContainerResponseFilter } from '../../core/context/contracts.js';
 import type { ContainerRequestContext } from '../../core/context/request-context.js';
 import { EntityTag } from '../../core/http/entity-tag.js';
@@ -5,7 +6,7 @@ import { appendVary } from '../../core/http/vary.js';
 import { Priorities } from '../../core/util/priorities.js';
 import { PreMatching, Priority } from '../../decorators/provider.js';
 import { parseMediaType, type MediaType } from '../../core/http/media-type.js';
-import { AVAILABLE_CONTENT_CODINGS, type ContentCoding } from './codings.js';
+import { AVAILABLE_CONTENT_CODINGS, contentCodingRole, type ContentCoding } from './codings.js';
 import { codingTagSuffix, isCompressibleMediaType } from './content-encoding-writer-interceptor.js';
 
 /** Options of {@link ContentCodingTagFilter}. */
@@ -93,3 +94,6 @@ export class ContentCodingTagFilter implements ContainerRequestFilter, Container
     if (stripped !== value) ctx.setHeader(name, stripped);
   }
 }
+
+// One coder of entity tags per application (see contentCodingRole).
+declareExclusiveRole(ContentCodingTagFilter, contentCodingRole('entity tags'));

@@ -1,3 +1,4 @@
+import { declareExclusiveRole } from '../../core/internal/exclusive-roles.js';
 import { pipeline, type Readable } from 'node:stream';
 import { BadRequestError, NotSupportedError } from '../../core/http/errors.js';
 import { truncate } from '../../core/util/type-name.js';
@@ -15,6 +16,7 @@ import {
   isDecoderDataError,
   ZSTD_AVAILABLE,
   type ContentCoding,
+  contentCodingRole,
 } from './codings.js';
 
 const ignore = (): void => {};
@@ -194,3 +196,6 @@ class DecodedLimit extends BodyLimitGuard {
     }
   }
 }
+
+// One coder of requests per application (see contentCodingRole).
+declareExclusiveRole(ContentEncodingReaderInterceptor, contentCodingRole('requests'));

@@ -1,3 +1,4 @@
+import { declareExclusiveRole } from '../../core/internal/exclusive-roles.js';
 import { pipeline } from 'node:stream';
 import type { MediaType } from '../../core/http/media-type.js';
 import { Priorities } from '../../core/util/priorities.js';
@@ -14,6 +15,7 @@ import {
   isContentCoding,
   ZSTD_AVAILABLE,
   type ContentCoding,
+  contentCodingRole,
 } from './codings.js';
 
 const ignore = (): void => {};
@@ -198,3 +200,6 @@ function suffixEtag(headers: OutgoingHeaders, coding: ContentCoding): void {
   const etag = headers.etag;
   if (typeof etag === 'string' && /^(?:W\/)?"[^"]*"$/.test(etag)) headers.etag = `${etag.slice(0, -1)}${codingTagSuffix(coding)}"`;
 }
+
+// One coder of responses per application (see contentCodingRole).
+declareExclusiveRole(ContentEncodingWriterInterceptor, contentCodingRole('responses'));

@@ -150,15 +150,7 @@ export class JwtVerifier {
     const clock = options.clock ?? Date.now;
     if (typeof clock !== 'function') throw new JwtConfigurationError('JwtVerifier: clock must be a function returning milliseconds');
     this.clock = clock;
-    this.remote =
-      options.jwksUrl === undefined
-        ? undefined
-        : new RemoteKeySet(
-            checkJwksUrl(options.jwksUrl, 'JwtVerifier: jwksUrl'),
-            jwksSettings(options.jwks, 'JwtVerifier: jwks'),
-            allowed,
-            clock,
-          );
+    this.remote = options.jwksUrl === undefined ? undefined : remoteKeySet(options.jwksUrl, options.jwks, allowed, clock);
     if (this.staticKeys.length === 0 && this.remote === undefined) {
       throw new JwtConfigurationError('JwtVerifier: no keys; give keys (JWKs, PEM text or KeyObjects) or jwksUrl');
     }
@@ -284,4 +276,15 @@ function nonNegative(value: number, option: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
     throw new JwtConfigurationError(`JwtVerifier: ${option} must be a non-negative number, got ${String(value)}`);
   return value;
+}
+
+/** The key set of `jwksUrl`, its URL and settings checked together (a `ca` needs an https URL). */
+function remoteKeySet(
+  jwksUrl: string | URL,
+  jwks: JwksOptions | undefined,
+  allowed: readonly JwtAlgorithm[],
+  clock: () => number,
+): RemoteKeySet {
+  const url = checkJwksUrl(jwksUrl, 'JwtVerifier: jwksUrl');
+  return new RemoteKeySet(url, jwksSettings(jwks, 'JwtVerifier: jwks', url), allowed, clock);
 }

@@ -8,7 +8,9 @@
  * peer and lives in the main entry, redirects are not followed (a key set that moves is a
  * configuration change, not something to chase), and the byte bound cuts the socket itself.
  */
-import type { IncomingMessage, RequestOptions, ClientRequest } from 'node:http';
+import { X509Certificate } from 'node:crypto';
+import type { IncomingMessage, ClientRequest } from 'node:http';
+import type { RequestOptions } from 'node:https';
 import { importKeySet } from './keys.js';
 import { JwtConfigurationError, JwtKeySetUnavailableError } from './errors.js';
 import type { JwtAlgorithm, VerificationKey } from './algorithms.js';
@@ -26,7 +28,17 @@ export interface JwksOptions {
   maxCacheSeconds?: number;
   /** How long a set whose response has no `max-age` is kept, in seconds. Default 600. */
   defaultCacheSeconds?: number;
+  /**
+   * The certificate authorities (PEM text, one or several certificates per entry) trusted for an
+   * https `jwksUrl`, instead of Node's CA store: a private CA, or the issuer's own certificate. As
+   * `node:https`'s `ca` option; checked when the verifier is built (each entry must hold at least
+   * one certificate that parses). Default: Node's store (with `NODE_EXTRA_CA_CERTS`).
+   */
+  ca?: string | Buffer | ReadonlyArray<string | Buffer>;
 }
+
+/** The bounds of {@link JwksOptions}, checked, and the CAs to trust (undefined: Node's store). */
+export type JwksSettings = Required<Omit<JwksOptions, 'ca'>> & { readonly ca: readonly string[] | undefined };
 
 /** A loopback host: where plain http cannot be read or changed by anyone else on the network. */
 function isLoopback(hostname: string): boolean {
@@ -60,12 +72,13 @@ const DEFAULTS = {
   minCacheSeconds: 60,
   maxCacheSeconds: 86_400,
   defaultCacheSeconds: 600,
-} as const satisfies Required<JwksOptions>;
+} as const satisfies Required<Omit<JwksOptions, 'ca'>>;
 
-/** Checks the bounds, naming `option.field` in the error. */
-export function jwksSettings(options: JwksOptions | undefined, option: string): Required<JwksOptions> {
-  const s = { ...DEFAULTS, ...options };
-  for (const [name, value] of Object.entries(s)) {
+/** Checks the bounds and the CAs, naming `option.field` in the error; `url` is the checked `jwksUrl`. */
+export function jwksSettings(options: JwksOptions | undefined, option: string, url?: URL): JwksSettings {
+  const { ca, ...bounds } = options ?? {};
+  const s = { ...DEFAULTS, ...bounds, ca: checkCa(ca, `${option}.ca`, url) };
+  for (const [name, value] of Object.entries(bounds)) {
     const positive = name === 'timeoutMs' || name === 'maxBytes';
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0 || (positive && value === 0)) {
       throw new JwtConfigurationError(`${option}.${name}: ${String(value)} is not a ${positive ? 'positive' : 'non-negative'} number`);
@@ -84,6 +97,39 @@ let http: Promise<Transport> | undefined;
 function transport(url: URL): Promise<Transport> {
   if (url.protocol === 'https:') return (https ??= import('node:https').then((m) => m.request));
   return (http ??= import('node:http').then((m) => m.request));
+}
+
+const PEM_CERTIFICATE = /-----BEGIN CERTIFICATE-----[^-]+-----END CERTIFICATE-----/g;
+
+/**
+ * The CAs as PEM strings, each certificate parsed now: a typo in a bundle would otherwise surface
+ * as a 503 on the first token (the key set "cannot be fetched"), not at start-up.
+ */
+function checkCa(ca: JwksOptions['ca'], option: string, url: URL | undefined): readonly string[] | undefined {
+  if (ca === undefined) return undefined;
+  if (url !== undefined && url.protocol !== 'https:') {
+    throw new JwtConfigurationError(
+      `${option}: the key set is fetched over ${url.protocol}, where no CA applies; use an https jwksUrl or remove ca`,
+    );
+  }
+  const entries: ReadonlyArray<unknown> = Array.isArray(ca) ? ca : [ca];
+  if (entries.length === 0) throw new JwtConfigurationError(`${option}: no certificate; give the PEM text of the CA (or leave ca out)`);
+  return entries.map((entry, i) => {
+    const where = Array.isArray(ca) ? `${option}[${i}]` : option;
+    if (typeof entry !== 'string' && !Buffer.isBuffer(entry))
+      throw new JwtConfigurationError(`${where}: give PEM text (a string or a Buffer)`);
+    const pem = entry.toString();
+    const blocks = pem.match(PEM_CERTIFICATE) ?? [];
+    if (blocks.length === 0) throw new JwtConfigurationError(`${where}: no PEM certificate (-----BEGIN CERTIFICATE-----) in it`);
+    for (const [n, block] of blocks.entries()) {
+      try {
+        new X509Certificate(block);
+      } catch (e) {
+        throw new JwtConfigurationError(`${where}: certificate ${n + 1} does not parse (${e instanceof Error ? e.message : String(e)})`);
+      }
+    }
+    return pem;
+  });
 }
 
 /** `max-age` of a Cache-Control value in seconds (RFC 9111 §5.2.2.1); 0 for no-store/no-cache. */
@@ -109,7 +155,7 @@ export class RemoteKeySet {
 
   constructor(
     readonly url: URL,
-    private readonly settings: Required<JwksOptions>,
+    private readonly settings: JwksSettings,
     private readonly allowed: readonly JwtAlgorithm[],
     private readonly now: () => number,
   ) {}
@@ -182,7 +228,10 @@ export class RemoteKeySet {
       };
       // One deadline over the whole exchange: a server that trickles bytes cannot hold the fetch open.
       const timer = setTimeout(() => fail(`no complete answer within ${timeoutMs} ms`), timeoutMs);
-      req = request(this.url, { method: 'GET', headers: { accept: 'application/jwk-set+json, application/json' } }, (res) => {
+      const { ca } = this.settings;
+      const headers = { accept: 'application/jwk-set+json, application/json' };
+      // `ca` replaces Node's store for this request only (node:https passes it to tls.connect).
+      req = request(this.url, ca === undefined ? { method: 'GET', headers } : { method: 'GET', headers, ca: [...ca] }, (res) => {
         if (res.statusCode !== 200) {
           res.resume();
           fail(`status ${String(res.statusCode)}`);

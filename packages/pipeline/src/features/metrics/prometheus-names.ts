@@ -84,10 +84,19 @@ export function prometheusName(name: string, unit: string | undefined, type: Pro
   return type === 'counter' ? `${base}_total` : base;
 }
 
-/** The Prometheus label name of an attribute: `http.request.method` is `http_request_method`. */
-export function labelName(attribute: string): string {
+/**
+ * The Prometheus label name of an attribute: `http.request.method` is `http_request_method`
+ * (illegal characters to `_`, the compatibility specification's rule). A name Prometheus would not
+ * take as the attribute's own gets the `key_` prefix that specification gives a name starting with
+ * a digit (`2xx` is `key_2xx`): an empty name (`key_`), a name starting with `__` (reserved for
+ * Prometheus' internal use, `__name__` among them: Prometheus data model, "Metric names and
+ * labels"), and `le` on a histogram, where it names the bucket bound (`key_le`, so a bucket line
+ * never carries `le` twice, which a scraper refuses).
+ */
+export function labelName(attribute: string, type?: PrometheusType): string {
   const name = attribute.replace(ILLEGAL_IN_LABEL, '_');
-  return /^[0-9]/.test(name) ? `key_${name}` : name;
+  if (name === '' || /^[0-9]/.test(name) || name.startsWith('__') || (name === 'le' && type === 'histogram')) return `key_${name}`;
+  return name;
 }
 
 /** A label value inside its double quotes: backslash, double quote and line feed escaped (format 0.0.4). */

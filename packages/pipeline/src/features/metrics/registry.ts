@@ -71,7 +71,7 @@ class Family {
     let series = this.series.get(key);
     if (series === undefined) {
       series = {
-        labels: renderLabels(names, attrs),
+        labels: renderLabels(names, attrs, this.type),
         value: 0,
         buckets: this.bounds === undefined ? undefined : new Float64Array(this.bounds.length + 1),
         sum: 0,
@@ -108,10 +108,10 @@ class Family {
  * Labels in attribute-name order. Two attributes that sanitize to the same label name have their
  * values joined with `;` (the OpenTelemetry-Prometheus compatibility specification's rule).
  */
-function renderLabels(names: readonly string[], attrs: MetricAttributes): string {
+function renderLabels(names: readonly string[], attrs: MetricAttributes, type: PrometheusType): string {
   const labels = new Map<string, string>();
   for (const k of names) {
-    const label = labelName(k);
+    const label = labelName(k, type);
     const value = String(attrs[k]);
     const before = labels.get(label);
     labels.set(label, before === undefined ? value : `${before};${value}`);

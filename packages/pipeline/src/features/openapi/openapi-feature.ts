@@ -59,7 +59,8 @@ export class OpenApiFeature implements Feature, DynamicFeature {
     });
     const path = this.options.path ?? DEFAULT_PATH;
     if (path !== false) context.register(documentResource(this, path));
-    const docsPath = this.options.docsPath ?? DEFAULT_DOCS_PATH;
+    // Without the document (path: false) the page has nothing to show: the default docs path is not served either.
+    const docsPath = this.options.docsPath ?? (path === false ? false : DEFAULT_DOCS_PATH);
     if (docsPath !== false) {
       const assets = loadSwaggerUi(this.options.resolveFrom ?? process.cwd());
       context.register(docsResource(new DocsPage(assets, this.options.info.title, path === false ? undefined : path, docsPath), docsPath));

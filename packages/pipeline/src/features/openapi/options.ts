@@ -147,6 +147,12 @@ export function checkOptions(options: OpenApiOptions): void {
   if (typeof options.path === 'string' && options.path === options.docsPath) {
     throw new TypeError('OpenApiFeature: options path and docsPath must differ');
   }
+  if (options.path === false && typeof options.docsPath === 'string') {
+    // The page loads the document from `path`: without it, every request to docsPath would be a 404.
+    throw new TypeError(
+      `OpenApiFeature: docsPath ${options.docsPath} shows the document served at path, but path is false: serve the document (leave path out or give one), or set docsPath: false`,
+    );
+  }
   const schemes = options.securitySchemes ?? {};
   for (const [i, rule] of (options.security ?? []).entries()) {
     if (!Array.isArray(rule.schemes) || rule.schemes.length === 0) {

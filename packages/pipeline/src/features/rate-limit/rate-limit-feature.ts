@@ -9,6 +9,7 @@ import type { ContainerRequestContext } from '../../core/context/request-context
 import type { NameBindingDecorator, ResourceInfo } from '../../core/context/resource-info.js';
 import { TooManyRequestsError } from '../../core/http/errors.js';
 import { Priorities } from '../../core/util/priorities.js';
+import { requireBindingProvider } from '../../core/internal/extensions.js';
 import { NoRateLimit, RateLimit, type RateLimitWindow } from './annotations.js';
 import { RateLimitConfigurationError } from './errors.js';
 import type { RateLimitKey } from './keys.js';
@@ -252,3 +253,12 @@ class RateLimitFilter implements ContainerRequestFilter, ContainerResponseFilter
 function resetOf(d: RateLimitDecision): number {
   return d.allowed ? d.resetSeconds : Math.max(d.resetSeconds, d.retryAfterSeconds);
 }
+
+// @RateLimit without RateLimitFeature limits nothing: reported at build() (a warning, even with
+// other DynamicFeatures registered), since leaving the feature out is how limits are turned off.
+requireBindingProvider({
+  binding: RateLimit,
+  actedOnBy: RateLimitFeature,
+  fix: 'register new RateLimitFeature({ key: RateLimitKeys.principal }) in providers to enforce it, or remove the decorator',
+  severity: 'warning',
+});

@@ -6,6 +6,7 @@ import type { ContainerRequestContext } from '../../core/context/request-context
 import type { ResourceInfo } from '../../core/context/resource-info.js';
 import type { NameBindingDecorator } from '../../decorators/binding.js';
 import { Priority } from '../../decorators/provider.js';
+import { requireBindingProvider } from '../../core/internal/extensions.js';
 import { DenyAll, PermitAll, RolesAllowed } from './annotations.js';
 
 /** The `WWW-Authenticate` value of a 401, fixed or chosen per request (e.g. by path). */
@@ -134,4 +135,14 @@ function checkChallenge(value: unknown): void {
   if (typeof value !== 'string' || value.trim() === '' || /[\x00-\x08\x0a-\x1f\x7f]/.test(value)) {
     throw new TypeError(`RolesAllowedFeature: invalid WWW-Authenticate challenge ${JSON.stringify(value)}`);
   }
+}
+
+// @RolesAllowed and @DenyAll with nothing enforcing them would serve every caller (fail open):
+// build() refuses them unless RolesAllowedFeature, or a provider bound to them, is registered.
+for (const binding of [RolesAllowed, DenyAll]) {
+  requireBindingProvider({
+    binding,
+    actedOnBy: RolesAllowedFeature,
+    fix: 'register new RolesAllowedFeature() in providers (after the authentication filter that sets the security context)',
+  });
 }

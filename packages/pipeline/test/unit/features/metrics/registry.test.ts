@@ -212,4 +212,31 @@ describe('OpenTelemetry to Prometheus names', () => {
     expect(labelName('http.response.status_code')).toBe('http_response_status_code');
     expect(labelName('2xx')).toBe('key_2xx');
   });
+
+  it('gives key_ to the label names Prometheus reserves: le on a histogram, __ names, the empty name', () => {
+    expect(labelName('le', 'histogram')).toBe('key_le');
+    expect(labelName('le', 'counter')).toBe('le');
+    expect(labelName('__name__', 'gauge')).toBe('key___name__');
+    expect(labelName('')).toBe('key_');
+    expect(labelName('_private')).toBe('_private');
+  });
+
+  it('an attribute named le on a histogram, __name__ or empty still gives a valid exposition (each bucket line has one le)', () => {
+    const r = new MetricsRegistry();
+    const h = r.createHistogram('queue.wait', { unit: 's', advice: { explicitBucketBoundaries: [1] } });
+    h.record(0.5, { le: 'mine', __name__: 'other', '': 'blank' });
+    r.createCounter('jobs').add(1, { le: 'kept' });
+    const text = r.expose();
+    // No sample line names a label twice (Prometheus refuses the scrape), none starts with __, none is empty.
+    for (const line of text.split('\n').filter((l) => l !== '' && !l.startsWith('#'))) {
+      const names = [...line.matchAll(/[{,]([^=,{}]*)="/g)].map((m) => m[1]!);
+      expect(new Set(names).size, line).toBe(names.length);
+      for (const n of names) expect(n, line).toMatch(/^(?!__)[a-zA-Z_][a-zA-Z0-9_]*$/);
+    }
+    const { samples } = readExposition(text);
+    const own = { key_le: 'mine', key___name__: 'other', key_: 'blank' };
+    expect(['1', '+Inf'].map((le) => sampleValue(samples, 'queue_wait_seconds_bucket', { ...own, le }))).toEqual([1, 1]);
+    expect(sampleValue(samples, 'queue_wait_seconds_count', own)).toBe(1);
+    expect(sampleValue(samples, 'jobs_total', { le: 'kept' })).toBe(1);
+  });
 });
