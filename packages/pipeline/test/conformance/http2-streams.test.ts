@@ -10,7 +10,7 @@ import { createHash } from 'node:crypto';
 import { once } from 'node:events';
 import type { ClientHttp2Stream, ServerHttp2Stream, IncomingHttpHeaders as H2Headers } from 'node:http2';
 import { afterEach, describe, expect, it } from 'vitest';
-import { Application, Context, Deadline, GET, Path, POST, Produces } from '../../src/index.js';
+import { Application, Context, Deadline, GET, Path, POST, Produces, Response } from '../../src/index.js';
 import { MultipartBody, MultipartFeature } from '../../src/features/multipart/index.js';
 import { deferred } from '../helpers/deferred.js';
 import { serve, type WireClient } from '../helpers/h2.js';
@@ -61,6 +61,11 @@ class Work {
 
   @GET('now') now(): unknown {
     return { now: true };
+  }
+
+  /** A Date of the application's own (a replayed answer, say): kept as given. */
+  @GET('dated') dated(): Response {
+    return Response.ok({ dated: true }).header('date', 'Tue, 01 Jan 2030 00:00:00 GMT').build();
   }
 }
 
@@ -169,6 +174,17 @@ describe.each(['h2 TLS', 'h2c'] as const)('per-stream behaviour over %s', (proto
     const res = await held;
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text)).toEqual({ held: 'done', aborted: false });
+  });
+
+  it('sends a Date of its own on every answer, and keeps one the application set', async () => {
+    await start();
+    const first = await client.send({ path: '/work/now' });
+    const second = await client.send({ path: '/work/now' });
+    for (const res of [first, second]) {
+      expect(res.headers.date).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+      expect(Math.abs(Date.parse(String(res.headers.date)) - Date.now())).toBeLessThan(5_000);
+    }
+    expect((await client.send({ path: '/work/dated' })).headers.date).toBe('Tue, 01 Jan 2030 00:00:00 GMT');
   });
 
   it('answers a stream that reaches the pipeline after close() began with 503, no connection header, and GOAWAY', async () => {
