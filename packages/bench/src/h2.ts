@@ -9,7 +9,8 @@
  *    loads each server in turn (the order rotating), so drift of the host hits all alike. Per
  *    server: median req/s, and server CPU per request from /proc.
  * 2. Instructions per request (callgrind, main thread): each server under valgrind, warmed up, its
- *    counters zeroed, then `H2_INSTR_REQUESTS` requests counted.
+ *    counters zeroed, then `H2_INSTR_REQUESTS` requests counted; with the part of them spent in
+ *    garbage collection (`Heap::CollectGarbage`, inclusive) and the rest.
  *
  * Env: H2_ROUNDS (8), H2_REQUESTS (20000), H2_CONNECTIONS (4), H2_STREAMS (10); H2_PAIRED=0 or
  * H2_INSTR=0 skips a part; H2_INSTR_REQUESTS (5000), H2_INSTR_WARMUP (10000); H2_INSTR_ONLY counts only
@@ -19,12 +20,14 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { control, totals } from './callgrind.js';
+import { control, inclusive, totals } from './callgrind.js';
 import { median } from './load.js';
 import { cpuSeconds, pinning, stop } from './proc.js';
 import { intEnv, spawnServer, type SpawnedServer } from './runner-util.js';
 import type { ServerSpec } from './servers.js';
 
+/** The main thread's garbage collections (scavenges and mark-compacts), counted inclusive. */
+const GC_FUNCTION = 'v8::internal::Heap::CollectGarbage(';
 const URL_TEMPLATE = 'http://127.0.0.1:{port}/api/users/1';
 interface H2Server extends ServerSpec {
   h1: boolean;
@@ -126,11 +129,14 @@ async function instructions(shape: Shape, warmup: number, requests: number): Pro
         const files = readdirSync(dir).filter((f) => /^cg\.1-\d+$/.test(f));
         if (!files.includes('cg.1-01')) throw new Error(`${spec.name}: no callgrind dump`);
         const main = (totals(join(dir, 'cg.1-01')).get('Ir') ?? 0) / requests;
+        // Garbage collection on the main thread, apart: how much of it a run does depends on the heap's
+        // history (a small heap can promote every stream's objects for a while), not only on the code.
+        const gc = inclusive(join(dir, 'cg.1-01'), GC_FUNCTION) / requests;
         // INSTR_KEEP=<dir>: the main thread's dump, for callgrind_annotate (as in instructions.ts).
         const keep = process.env.INSTR_KEEP;
         if (keep !== undefined) cpSync(join(dir, 'cg.1-01'), join(keep, `${spec.args[0]!.replace(/^dist\/|\.js$/g, '')}.callgrind`));
-        process.stderr.write(`${spec.name}: ${Math.round(main)} instructions/request\n`);
-        rows.push(`| ${spec.name} | ${Math.round(main)} |`);
+        process.stderr.write(`${spec.name}: ${Math.round(main)} instructions/request, ${Math.round(gc)} in GC\n`);
+        rows.push(`| ${spec.name} | ${Math.round(main)} | ${Math.round(gc)} | ${Math.round(main - gc)} |`);
       } finally {
         await stop(server.child, 10_000);
       }
@@ -139,7 +145,7 @@ async function instructions(shape: Shape, warmup: number, requests: number): Pro
     }
   }
   process.stdout.write(
-    `\ninstructions / request (callgrind, main thread, ${requests} requests after ${warmup})\n\n| server | instructions / request |\n|---|---:|\n${rows.join('\n')}\n`,
+    `\ninstructions / request (callgrind, main thread, ${requests} requests after ${warmup})\n\n| server | instructions / request | of which GC | without GC |\n|---|---:|---:|---:|\n${rows.join('\n')}\n`,
   );
 }
 

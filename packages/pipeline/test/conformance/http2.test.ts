@@ -121,6 +121,9 @@ describe.each(PROTOCOLS)('the pipeline over %s', (protocol) => {
     expect(res.json()).toEqual({ items: ['a', 'b'] });
     expect(res.headers['content-length']).toBe(String(res.body.length));
     if (h2) for (const name of CONNECTION_SPECIFIC) expect(res.headers[name]).toBeUndefined();
+    // RFC 9110 §6.6.1: an origin server with a clock sends Date (the pipeline writes it itself on HTTP/2).
+    expect(res.headers.date).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
+    expect(Math.abs(Date.parse(String(res.headers.date)) - Date.now())).toBeLessThan(5_000);
   });
 
   it('reads a POST body with Content-Length, and one without (chunked on HTTP/1.1, END_STREAM on HTTP/2)', async () => {

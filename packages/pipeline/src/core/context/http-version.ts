@@ -69,3 +69,22 @@ export const CONNECTION_HEADERS: readonly string[] = ['connection', 'keep-alive'
 export function dropConnectionHeaders(headers: Record<string, unknown>): void {
   for (const name of CONNECTION_HEADERS) if (headers[name] !== undefined) delete headers[name];
 }
+
+let dateText = '';
+let dateExpires = 0;
+
+/**
+ * The `Date` of an HTTP/2 answer (RFC 9110 §6.6.1, an IMF-fixdate), made once a second. Node's
+ * HTTP/2 `respond()` adds one itself when the headers lack it, by a keyed store into the header
+ * object it has just made, and V8 (`--log-ic`) records that store as an inline-cache miss on every
+ * response, a runtime call of several thousand instructions (docs/benchmarks.md#http2). With the
+ * header given, Node skips the store; what goes on the wire is the same.
+ */
+export function http2Date(): string {
+  const now = Date.now();
+  if (now >= dateExpires) {
+    dateText = new Date(now).toUTCString();
+    dateExpires = now - (now % 1000) + 1000;
+  }
+  return dateText;
+}

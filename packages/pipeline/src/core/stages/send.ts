@@ -9,7 +9,7 @@ import type { Exchange } from '../internal/exchange.js';
 import { lingerOnClose } from './linger.js';
 import { sendRangeable } from './send-ranges.js';
 import { RangeableBody } from '../ranges/rangeable-body.js';
-import { dropConnectionHeaders, endHttp2RequestAfterResponse, isHttp2 } from '../context/http-version.js';
+import { dropConnectionHeaders, endHttp2RequestAfterResponse, http2Date, isHttp2 } from '../context/http-version.js';
 import type { Body } from '../context/contracts.js';
 import type { Response } from '../http/response.js';
 import type { Step } from '../util/thenable.js';
@@ -26,6 +26,7 @@ export function send(ex: Exchange, response: Response, body: Body | undefined): 
     // Connection management is HTTP/1.1's (RFC 9113 §8.2.2): on HTTP/2 an unread body ends only
     // its stream, and close() says GOAWAY on the session instead of `Connection: close`.
     dropConnectionHeaders(headers);
+    if (headers.date === undefined) headers.date = http2Date();
     if (unreadBody(ex)) endHttp2RequestAfterResponse(ex.raw, ex.rawResponse);
   } else if (unreadBody(ex)) {
     headers.connection = 'close';
