@@ -10,7 +10,7 @@ import { FORM_PROPERTY } from '../internal/form-fields.js';
 import type { ArgumentsValidator } from '../internal/param-conversion.js';
 import { resolveArguments } from './resolve-args.js';
 import type { RouteMethod } from '../internal/model.js';
-import { readEntity } from './read-entity.js';
+import { entityValue, readEntity } from './read-entity.js';
 import { runRequestFilters } from './request-filters.js';
 import { Phase } from '../context/request-context.js';
 import { handleError, respond } from './respond.js';
@@ -127,7 +127,23 @@ function run(ex: Exchange, stage: (ex: Exchange) => Step): void {
   } catch (e) {
     r = handleError(ex, e);
   }
-  if (r !== undefined) r.then(undefined, (e: unknown) => handleError(ex, e)).then(undefined, (e: unknown) => ex.rt.logError(e, ex));
+  if (r !== undefined) r.then(undefined, (e: unknown) => failed(ex, e));
+}
+
+/**
+ * A stage's rejection to the error path, in the one reaction `run` chains (not a second `then`
+ * for the error path's own failure: one promise and one microtask turn fewer per asynchronous
+ * request, issue 27). What the error path itself throws or rejects with is logged.
+ */
+function failed(ex: Exchange, e: unknown): void {
+  let r: Step;
+  try {
+    r = handleError(ex, e);
+  } catch (err) {
+    ex.rt.logError(err, ex);
+    return;
+  }
+  if (r !== undefined) r.then(undefined, (err: unknown) => ex.rt.logError(err, ex));
 }
 
 function preMatch(ex: Exchange): Step {
@@ -178,7 +194,8 @@ function invoke(ex: Exchange): Step {
   // Parameters convert before the entity is read (Processing rules §1), except form fields. When
   // one does not convert the 400 goes out before the body is read: no reader runs for a refused request.
   const args = route.form ? undefined : resolveArgs(ex, route);
-  return readEntity(ex, entity, route.readerInterceptors).then((value) => {
+  return readEntity(ex, entity, route.readerInterceptors).then((read) => {
+    const value = entityValue(entity, read);
     if (route.form) {
       ex.setProperty(FORM_PROPERTY, value ?? new URLSearchParams());
       const formArgs = resolveArgs(ex, route);
