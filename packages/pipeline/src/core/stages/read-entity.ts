@@ -2,7 +2,7 @@ import { BadRequestError } from '../http/errors.js';
 import type { Exchange } from '../internal/exchange.js';
 import type { EntityParam } from '../internal/model.js';
 import type { ReaderInterceptor } from '../context/contracts.js';
-import { ReadCtx } from '../internal/readers.js';
+import { readDirect, ReadCtx } from '../internal/readers.js';
 
 /**
  * Reads the entity parameter: reader interceptors (ascending) around the MessageBodyReader chosen
@@ -19,7 +19,9 @@ export function readEntity(ex: Exchange, param: EntityParam, interceptors: reado
     if (!ex.hasEntity() && (ex.headers['content-length'] === undefined || ex.mediaType === undefined)) {
       return Promise.resolve(undefined);
     }
-    return new ReadCtx(ex, param.type, ex.mediaType, interceptors).proceed();
+    if (interceptors.length > 0) return new ReadCtx(ex, param.type, ex.mediaType, interceptors).proceed();
+    // No reader interceptor (the usual route): the reader directly, as ReadCtx.proceed() would call it.
+    return readDirect(ex, param.type, ex.mediaType);
   } catch (e) {
     return Promise.reject(e);
   }
