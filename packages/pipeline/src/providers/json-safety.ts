@@ -52,14 +52,14 @@ export function findUnsafeJson(root: unknown): BodyErrorCode | undefined {
     return typeof root === 'number' && !Number.isFinite(root) ? BodyErrorCode.NonFiniteNumber : undefined;
   }
   // An explicit stack instead of recursion: depth is bounded by the caller, width by the body limit.
-  const stack: object[] = [root];
-  while (stack.length > 0) {
-    const node = stack.pop() as object;
+  // Made on the first nested value only: a flat object (the usual request body) allocates nothing.
+  let stack: object[] | undefined;
+  for (let node: object | undefined = root; node !== undefined; node = stack?.pop()) {
     if (Array.isArray(node)) {
       for (let i = 0; i < node.length; i++) {
         const v: unknown = node[i];
         if (typeof v === 'object') {
-          if (v !== null) stack.push(v);
+          if (v !== null) (stack ??= []).push(v);
         } else if (typeof v === 'number' && !Number.isFinite(v)) {
           return BodyErrorCode.NonFiniteNumber;
         }
@@ -74,7 +74,7 @@ export function findUnsafeJson(root: unknown): BodyErrorCode | undefined {
       if (typeof v === 'object') {
         if (v === null) continue;
         if (key === 'constructor' && Object.hasOwn(v, 'prototype')) return BodyErrorCode.ForbiddenKey;
-        stack.push(v);
+        (stack ??= []).push(v);
       } else if (typeof v === 'number' && !Number.isFinite(v)) {
         return BodyErrorCode.NonFiniteNumber;
       }

@@ -6,7 +6,7 @@ import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken
 import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { exceedsDepth, findUnsafeJson } from './json-safety.js';
 import { JsonOptions, replacerFor } from './json-options.js';
-import { readBody } from './read-body.js';
+import { readBodyAs } from './read-body.js';
 import { charsetOf, encodingOf, isBinaryType, isJsonMediaType, isRangeableType, isRawType, isStreamType } from './type-tokens.js';
 
 export { JsonOptions } from './json-options.js';
@@ -41,13 +41,24 @@ export class JsonReader implements MessageBodyReader<unknown> {
     return mediaType !== undefined && isJsonMediaType(mediaType) && !isRawType(type);
   }
 
-  async readFrom(_type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): Promise<unknown> {
-    const charset = charsetOf(mediaType);
-    if (charset !== undefined && encodingOf(charset) !== 'utf8') {
-      throw unsupportedCharset(charset, mediaType as MediaType);
+  /**
+   * Not `async`: the bytes are parsed inside the body's own promise ({@link readBodyAs}), one
+   * promise and one microtask turn per body (issue 27). Every failure is still a rejection.
+   */
+  readFrom(_type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): Promise<unknown> {
+    try {
+      const charset = charsetOf(mediaType);
+      if (charset !== undefined && encodingOf(charset) !== 'utf8') {
+        return Promise.reject(unsupportedCharset(charset, mediaType as MediaType));
+      }
+      return readBodyAs(input, ctx.limit, ctx.contentLength, this.parse);
+    } catch (e) {
+      return Promise.reject(e);
     }
-    return parseJsonBody(await readBody(input, ctx.limit, ctx.contentLength), this.maxDepth);
   }
+
+  /** {@link parseJsonBody} with this reader's depth bound, made once per reader (no closure per request). */
+  private readonly parse = (bytes: Buffer): unknown => parseJsonBody(bytes, this.maxDepth);
 }
 
 /**

@@ -1,3 +1,4 @@
+import { IncomingMessage } from 'node:http';
 import type { Readable } from 'node:stream';
 import { BadRequestError } from '../core/http/errors.js';
 import { BodyErrorCode, clientAborted, lengthMismatch, streamError, tooLarge } from './body-errors.js';
@@ -18,9 +19,11 @@ const noop = (): void => {};
  *   `PIPE_CLIENT_ABORTED`, HTTP errors from upstream streams (a limit guard) pass through.
  *
  * On rejection nothing is destroyed: `input` belongs to the caller. Reading stops (`pause()`,
- * our listeners are removed) and a no-op `error` listener is left behind so that a later error
- * on a stream nobody listens to cannot crash the process. Closing the connection after a 413 is
- * the caller's decision (the unread bytes are still on the socket).
+ * our listeners are removed or ignore what follows) and an `error` listener stays behind on any
+ * stream other than `node:http`'s `IncomingMessage` so that a later error on a stream nobody
+ * listens to cannot crash the process (an `IncomingMessage` emits `error` only to listeners).
+ * Closing the connection after a 413 is the caller's decision (the unread bytes are still on the
+ * socket).
  *
  * A stream that has already ended (its body was consumed elsewhere) resolves with an empty
  * Buffer instead of waiting for an `end` that will never come.
@@ -32,17 +35,130 @@ const noop = (): void => {};
  * const bytes = await readBody(req, 1024 * 1024, cl === undefined ? undefined : Number(cl));
  */
 export function readBody(input: Readable, limit: number, contentLength: number | undefined): Promise<Buffer> {
+  return readBodyAs(input, limit, contentLength, asBytes);
+}
+
+function asBytes(bytes: Buffer): Buffer {
+  return bytes;
+}
+
+/**
+ * {@link readBody}, then `convert` on the bytes inside the same promise: a reader that parses the
+ * body (JSON, text) answers with one promise per body instead of a second one chained on the
+ * first (one promise and one microtask turn fewer per request, issue 27). A throw from `convert`
+ * rejects.
+ */
+export function readBodyAs<T>(
+  input: Readable,
+  limit: number,
+  contentLength: number | undefined,
+  convert: (bytes: Buffer) => T,
+): Promise<T> {
   if (contentLength !== undefined) {
     if (!Number.isSafeInteger(contentLength) || contentLength < 0) {
       return Promise.reject(new BadRequestError('Invalid Content-Length', { code: BodyErrorCode.LengthMismatch }));
     }
     if (contentLength > limit) return Promise.reject(tooLarge(limit));
   }
-  if (input.readableEnded) return Promise.resolve(EMPTY);
+  if (input.readableEnded) return settle(convert, EMPTY);
   if (input.destroyed) {
     return Promise.reject(input.errored === null ? clientAborted() : streamError(input.errored));
   }
-  return new Promise<Buffer>((resolve, reject) => {
+  if (input instanceof IncomingMessage) return readIncoming(input, limit, contentLength, convert);
+  return readStream(input, limit, contentLength, convert);
+}
+
+function settle<T>(convert: (bytes: Buffer) => T, bytes: Buffer): Promise<T> {
+  try {
+    return Promise.resolve(convert(bytes));
+  } catch (e) {
+    return Promise.reject(e);
+  }
+}
+
+/**
+ * The raw HTTP/1.1 request: a 'data' and an 'end' listener as hand-written code has, plus one
+ * 'close' listener for every way the body can fail, and none of them removed after a success
+ * (issue 27: ten listener calls fewer per request). What Node guarantees for an
+ * `IncomingMessage` makes that enough: a client reset, a timeout or a `destroy(err)` all go
+ * through `destroy()`, which sets `errored`, emits 'aborted' when the body was incomplete, emits
+ * 'error' only when someone listens (never an unhandled error) and always ends with 'close';
+ * after a complete body 'close' follows 'end' (auto-destroy). The listeners ignore whatever comes
+ * after the promise settled: a 'close' after 'end' must not build an error (capturing its stack
+ * is what made an earlier "leave the listeners attached" attempt cost 43 000 instructions more
+ * per request).
+ */
+function readIncoming<T>(
+  input: IncomingMessage,
+  limit: number,
+  contentLength: number | undefined,
+  convert: (bytes: Buffer) => T,
+): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let first: Buffer | undefined;
+    let chunks: Buffer[] | undefined;
+    let received = 0;
+    let settled = false;
+
+    const fail = (err: Error): void => {
+      settled = true;
+      first = undefined;
+      chunks = undefined;
+      input.removeListener('data', onData);
+      input.removeListener('end', onEnd);
+      reject(err);
+    };
+    function onData(chunk: unknown): void {
+      if (settled) return;
+      const buf = toBuffer(chunk);
+      if (buf === undefined) {
+        input.pause();
+        fail(streamError(new TypeError(`Body chunks must be bytes or strings, got ${typeof chunk}`)));
+        return;
+      }
+      received += buf.length;
+      if (received > limit) {
+        // Removing the 'data' listener does not stop a flowing stream: pause it explicitly.
+        input.pause();
+        fail(tooLarge(limit));
+        return;
+      }
+      if (first === undefined) first = buf;
+      else if (chunks === undefined) chunks = [first, buf];
+      else chunks.push(buf);
+    }
+    function onEnd(): void {
+      if (settled) return;
+      settled = true;
+      const bytes = chunks !== undefined ? Buffer.concat(chunks, received) : (first ?? EMPTY);
+      first = undefined;
+      chunks = undefined;
+      if (contentLength !== undefined && received !== contentLength) {
+        reject(lengthMismatch(received, contentLength));
+        return;
+      }
+      try {
+        resolve(convert(bytes));
+      } catch (e) {
+        reject(e);
+      }
+    }
+    // 'close' without 'end': destroyed (reset, timeout, destroy(err)); it will never end.
+    function onClose(): void {
+      if (settled) return;
+      const err = input.errored;
+      fail(err === null ? clientAborted() : streamError(err));
+    }
+
+    input.on('data', onData);
+    input.on('end', onEnd);
+    input.on('close', onClose);
+  });
+}
+
+/** Any other stream (HTTP/2, a decoding interceptor's, a client response, a test's): five listeners, removed when done. */
+function readStream<T>(input: Readable, limit: number, contentLength: number | undefined, convert: (bytes: Buffer) => T): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
     let first: Buffer | undefined;
     let chunks: Buffer[] | undefined;
     let received = 0;
@@ -83,13 +199,16 @@ export function readBody(input: Readable, limit: number, contentLength: number |
         reject(lengthMismatch(received, contentLength));
         return;
       }
-      if (chunks !== undefined) resolve(Buffer.concat(chunks, received));
-      else resolve(first ?? EMPTY);
+      try {
+        resolve(convert(chunks !== undefined ? Buffer.concat(chunks, received) : (first ?? EMPTY)));
+      } catch (e) {
+        reject(e);
+      }
     }
     function onError(err: unknown): void {
       fail(streamError(err));
     }
-    // IncomingMessage emits 'aborted' (and 'error' only when someone listens) when the client resets.
+    // IncomingMessage-like streams emit 'aborted' (and 'error' only when someone listens) when the client resets.
     function onAborted(): void {
       fail(clientAborted());
     }

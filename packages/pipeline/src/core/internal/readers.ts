@@ -63,6 +63,24 @@ export function declaredLength(ctx: ReaderInterceptorContext): number | undefine
   return cl === undefined ? undefined : Number(cl);
 }
 
+/**
+ * The reader for `type` as `mediaType` reading the raw request, as a promise: what
+ * {@link ReadCtx.proceed} does at the end of an empty interceptor chain, without the context
+ * object (one allocation fewer per request when a route has no reader interceptor).
+ */
+export function readDirect(ex: Exchange, type: TypeToken, mediaType: MediaType | undefined): Promise<unknown> {
+  const reader = selectReader(ex.rt.body, type, mediaType);
+  if (ex.trace !== undefined) ex.trace.push(`reader:${nameOf(reader)}`);
+  const cl = ex.headers['content-length'];
+  const r = reader.readFrom(type, mediaType, ex.raw, {
+    request: ex,
+    headers: ex.headers,
+    limit: ex.rt.limits.bodyLimit,
+    contentLength: cl === undefined ? undefined : Number(cl),
+  });
+  return r instanceof Promise ? r : Promise.resolve(r);
+}
+
 export class ReadCtx implements ReaderInterceptorContext {
   readonly request: Exchange;
   type: TypeToken;

@@ -26,8 +26,15 @@ export function resolveLocations(ex: Exchange, headers: OutgoingHeaders): void {
 }
 
 function resolve(ex: Exchange, ref: string): string {
-  if (NOT_RELATIVE.test(ref)) return ref;
-  const path = `${ex.basePath}/${ref.startsWith('/') ? ref.slice(1) : ref}`;
+  let path: string;
+  if (ref.charCodeAt(0) === 47 /* '/' */ && ref.charCodeAt(1) !== 47) {
+    // The usual value (`Response.created('/users/7')`): an absolute path is neither a URI with a
+    // scheme nor a network-path reference, so no expression runs, and without a base path it is
+    // the path as it is (issue 27: the 201's Location).
+    const base = ex.basePath;
+    path = base === '' ? ref : base + ref;
+  } else if (NOT_RELATIVE.test(ref)) return ref;
+  else path = `${ex.basePath}/${ref}`;
   const host = ex.headers.host;
   return host === undefined || !isValidHost(host) ? path : `${requestScheme(ex)}://${host}${path}`;
 }

@@ -191,6 +191,87 @@ describe('readBody over a real loopback request', () => {
     expect(err.code).toBe('PIPE_CLIENT_ABORTED');
   });
 
+  it("listens to a node:http request with one 'data', one 'end' and one 'close' listener, and ignores the 'close' after the end", async () => {
+    const added: Record<string, number>[] = [];
+    let result!: Promise<Buffer>;
+    let request!: IncomingMessage;
+    const started = deferred();
+    const port = await listen((req) => {
+      request = req;
+      const before = (e: string): number => req.listenerCount(e);
+      const counts = {
+        data: before('data'),
+        end: before('end'),
+        close: before('close'),
+        error: before('error'),
+        aborted: before('aborted'),
+      };
+      result = readBody(req, 100, Number(req.headers['content-length']));
+      added.push({
+        data: req.listenerCount('data') - counts.data,
+        end: req.listenerCount('end') - counts.end,
+        close: req.listenerCount('close') - counts.close,
+        error: req.listenerCount('error') - counts.error,
+        aborted: req.listenerCount('aborted') - counts.aborted,
+      });
+      started.resolve();
+    });
+    const sock = connect(port, '127.0.0.1');
+    await once(sock, 'connect');
+    sock.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhello');
+    await started.promise;
+    expect(added).toEqual([{ data: 1, end: 1, close: 1, error: 0, aborted: 0 }]);
+    expect((await result).toString()).toBe('hello');
+    // The request auto-destroys after its end: the 'close' that follows changes nothing.
+    if (!request.closed) await once(request, 'close');
+    expect((await result).toString()).toBe('hello');
+    sock.destroy();
+  });
+
+  it('rejects with the error a node:http request was destroyed with (an HTTP error passes, others are 400), never an unhandled error', async () => {
+    // Each rejection is taken at once (rejection()), not after both requests arrived: no unhandled rejection.
+    const results: Promise<Error & { status?: number; code?: string }>[] = [];
+    const started = deferred();
+    const errors = [new PayloadTooLargeError('upstream limit'), new Error('something broke')];
+    const port = await listen((req) => {
+      results.push(rejection(readBody(req, 1000, Number(req.headers['content-length']))));
+      req.destroy(errors[results.length - 1]);
+      if (results.length === errors.length) started.resolve();
+    });
+    for (let i = 0; i < errors.length; i++) {
+      const sock = connect(port, '127.0.0.1');
+      await once(sock, 'connect');
+      sock.write('POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\n0123456789');
+      sock.on('error', () => undefined);
+    }
+    await started.promise;
+    expect(await results[0]).toBe(errors[0]);
+    const other = await results[1]!;
+    expect(other.status).toBe(400);
+    expect(other.code).toBe('PIPE_BODY_READ_FAILED');
+  });
+
+  it('cuts a real request at the limit with 413 and pauses it', async () => {
+    let result!: Promise<Buffer>;
+    let request!: IncomingMessage;
+    const started = deferred();
+    const port = await listen((req) => {
+      request = req;
+      result = readBody(req, 4, undefined);
+      started.resolve();
+    });
+    const sock = connect(port, '127.0.0.1');
+    await once(sock, 'connect');
+    sock.write('POST / HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n');
+    await started.promise;
+    const err = await rejection(result);
+    expect(err.status).toBe(413);
+    expect(err.code).toBe('PIPE_BODY_TOO_LARGE');
+    expect(request.isPaused()).toBe(true);
+    expect(request.destroyed).toBe(false);
+    sock.destroy();
+  });
+
   it('reads an exact-length body from a real request', async () => {
     let result!: Promise<Buffer>;
     const started = deferred();
