@@ -59,7 +59,7 @@ describe('createService without optional providers', () => {
     const service = await start([name]);
     const r = await service.app.inject({ url: '/api/users/1' });
     expect(r.status).toBe(200);
-    expect(JSON.parse(r.body)).toMatchObject({ id: 1, email: 'ann@example.com' });
+    expect(r.json()).toMatchObject({ id: 1, email: 'ann@example.com' });
     for (const [provider, header] of Object.entries(HEADER_OF)) {
       if (provider === name) expect(r.headers[header], header).toBeUndefined();
       else expect(r.headers[header], header).toBeDefined();
