@@ -423,7 +423,9 @@ function defaultAccessLog(line: string): void {
 
 /** The request logger: JSON lines (`time` as ISO 8601, `requestId`, `method`, `route`) into the access log's writer. */
 function accessLogger(log: (line: string) => void): Logger {
-  return jsonLogger({ level: 'info', time: 'iso', destination: { write: (chunk: string) => log(chunk.slice(0, -1)) } });
+  // The default destination takes the logger's line as it is, newline included: no copy without it and back.
+  const destination = log === defaultAccessLog ? process.stdout : { write: (chunk: string) => log(chunk.slice(0, -1)) };
+  return jsonLogger({ level: 'info', time: 'iso', destination });
 }
 
 function defaultInfoLog(message: string): void {
