@@ -25,6 +25,8 @@ export interface AutocannonOptions {
   headers?: Record<string, string>;
   method?: string;
   body?: string;
+  /** Replace `[<id>]` in `body` by a new id per request. */
+  idReplacement?: boolean;
   duration?: number;
   amount?: number;
   /** Seconds before autocannon gives up on one answer (its default: 10). */

@@ -64,6 +64,7 @@ async function load(url: string, amount: number, spec: ServerSpec, connections: 
     headers: spec.headers,
     method: spec.method,
     body: spec.body,
+    idReplacement: spec.idReplacement,
   });
   const result = { ...toLoadResult(r), non2xx: unexpectedAnswers(r, spec.status) };
   const tolerated = result.errors - result.timeouts <= amount * 0.005 ? result.errors : 0;

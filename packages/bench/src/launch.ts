@@ -9,7 +9,7 @@ import { FILTER_HEADER, REJECT_HEADER, REJECT_QUERY, sendsFilterHeader } from '.
 import type { LoadGenerator } from './load.js';
 import { stop } from './proc.js';
 import { check, PKG_DIR, spawnServer, type ServerProcess } from './runner-util.js';
-import { requestOf, type ServerSpec } from './servers.js';
+import { oneBody, requestOf, type ServerSpec } from './servers.js';
 
 /** A server started for the whole benchmark: started, checked and warmed once, then measured many times. */
 export interface Running extends ServerProcess {
@@ -48,7 +48,7 @@ export function assertAlive(r: Running): void {
 
 /** One request before the load: a 2xx (or the workload's status) carrying the expected headers (the filters really ran). */
 async function sanity(spec: ServerSpec, url: string): Promise<void> {
-  const res = await fetch(url, { method: spec.method, body: spec.body, headers: spec.headers, signal: AbortSignal.timeout(5000) });
+  const res = await fetch(url, { method: spec.method, body: oneBody(spec), headers: spec.headers, signal: AbortSignal.timeout(5000) });
   const body = await res.text();
   if (spec.status === undefined ? !res.ok : res.status !== spec.status)
     throw new Error(`sanity request answered ${res.status}: ${body.slice(0, 200)}`);

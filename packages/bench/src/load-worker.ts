@@ -36,7 +36,9 @@ function summary(result: AutocannonResult, status: number | undefined): Autocann
 }
 
 async function runOnce(cmd: LoadCommand): Promise<string> {
-  const targets = cmd.targets ?? [{ url: cmd.url, headers: cmd.headers, method: cmd.method, body: cmd.body, status: cmd.status }];
+  const targets = cmd.targets ?? [
+    { url: cmd.url, headers: cmd.headers, method: cmd.method, body: cmd.body, idReplacement: cmd.idReplacement, status: cmd.status },
+  ];
   const results = await Promise.all(
     targets.map((t) =>
       runAutocannon({
@@ -46,6 +48,7 @@ async function runOnce(cmd: LoadCommand): Promise<string> {
         headers: t.headers,
         method: t.method,
         body: t.body,
+        idReplacement: t.idReplacement,
       }),
     ),
   );

@@ -36,6 +36,11 @@ export interface ServerSpec {
   method?: string;
   /** Request body sent with every request (with a `content-type` in `headers`). */
   body?: string;
+  /**
+   * Every `[<id>]` in `body` becomes a new id per request (autocannon's `idReplacement`: 33
+   * characters of `[A-Za-z0-9_-]`), e.g. an e-mail address that must be new for every create.
+   */
+  idReplacement?: boolean;
   /** The status every answer must have (a 304 workload); any 2xx when absent. */
   status?: number;
 }
@@ -45,12 +50,20 @@ export interface LoadRequest {
   headers?: Record<string, string>;
   method?: string;
   body?: string;
+  idReplacement?: boolean;
   status?: number;
 }
 
 /** The request part of `spec`. */
 export function requestOf(spec: ServerSpec): LoadRequest {
-  return { headers: spec.headers, method: spec.method, body: spec.body, status: spec.status };
+  return { headers: spec.headers, method: spec.method, body: spec.body, idReplacement: spec.idReplacement, status: spec.status };
+}
+
+/** The body of one request sent outside autocannon (the sanity request): `[<id>]` replaced as autocannon would, by a new id. */
+export function oneBody(spec: ServerSpec): string | undefined {
+  if (spec.body === undefined || spec.idReplacement !== true) return spec.body;
+  const id = `sanity${Date.now().toString(36)}${Math.random().toString(36).slice(2)}`;
+  return spec.body.replaceAll('[<id>]', id);
 }
 
 const USER_URL = 'http://127.0.0.1:{port}/api/users/1';

@@ -109,7 +109,35 @@ export interface ServiceOptions {
   logError?: (error: unknown, request: ContainerRequestContext | undefined) => void;
   /** Where operational notices go (e.g. journal snapshots recovered). Default: a JSON line on stdout. */
   logInfo?: (message: string) => void;
+  /**
+   * Measurement only (`packages/bench`, the filters' cost per request): providers left out of the
+   * application. The service without any of them breaks its API (`docs/api.md`), so nothing but a
+   * benchmark sets this; the access log, the rate limit and metrics are switched off by their
+   * configuration instead (`LOG_REQUESTS`, `RATE_LIMIT_PER_MINUTE=0`, no `METRICS_PORT`).
+   */
+  without?: readonly OptionalProvider[];
 }
+
+/** The providers a benchmark may leave out ({@link ServiceOptions.without}), by the behaviour each adds to every request. */
+export const OPTIONAL_PROVIDERS = [
+  'request-id',
+  'api-version',
+  'durability',
+  'service-headers',
+  'security-headers',
+  'cors',
+  'content-encoding',
+] as const;
+
+/** One of {@link OPTIONAL_PROVIDERS}. */
+export type OptionalProvider = (typeof OPTIONAL_PROVIDERS)[number];
+
+/** The optional ones among {@link PROVIDER_CLASSES}. */
+const OPTIONAL_CLASSES = new Map<(typeof PROVIDER_CLASSES)[number], OptionalProvider>([
+  [ApiVersionFilter, 'api-version'],
+  [DurabilityFilter, 'durability'],
+  [ServiceHeadersFilter, 'service-headers'],
+]);
 
 /** A running (or ready-to-run) service. */
 export interface Service {
@@ -248,6 +276,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
   });
 
   const log = options.log === undefined ? (config.logRequests ? defaultAccessLog : null) : options.log;
+  const without = new Set<OptionalProvider>(options.without);
+  // The provider unless a benchmark left it out (none is left out when the service runs).
+  const unless = <P>(name: OptionalProvider, provider: P): P[] => (without.has(name) ? [] : [provider]);
   const app = new Application({
     // A local store has one writer: a second process must not serve it.
     singleProcess: !store.shared,
@@ -256,22 +287,28 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     providers: [
       ...(tracing === undefined ? [] : [tracing.feature]),
       // Before any filter: the id is on the request, its log lines and every response (404, 503 while closing too).
-      new RequestIdFeature({ header: 'x-request-id' }),
+      ...unless('request-id', new RequestIdFeature({ header: 'x-request-id' })),
       // One access line per request (LOG_REQUESTS), superset of the documented fields: time, requestId, method, path, status, durationMs.
       ...(log === null ? [] : [new LoggingFeature({ logger: accessLogger(log), requestIdKey: 'requestId' })]),
-      ...PROVIDER_CLASSES,
+      ...PROVIDER_CLASSES.filter((p) => {
+        const name = OPTIONAL_CLASSES.get(p);
+        return name === undefined || !without.has(name);
+      }),
       ...(rateLimits === undefined ? [] : [rateLimits]),
       // nosniff, no-referrer, frame-ancestors 'none', DENY, same-origin, HSTS over TLS; /docs keeps its own policy.
-      new SecurityHeadersFeature(),
+      ...unless('security-headers', new SecurityHeadersFeature()),
       new XmlUserWriter(),
       new StoreErrorMapper(logError),
-      new CorsFilter({
-        allowOrigin: config.cors.origin,
-        allowMethods: splitList(config.cors.methods),
-        allowHeaders: splitList(config.cors.headers),
-      }),
+      ...unless(
+        'cors',
+        new CorsFilter({
+          allowOrigin: config.cors.origin,
+          allowMethods: splitList(config.cors.methods),
+          allowHeaders: splitList(config.cors.headers),
+        }),
+      ),
       // zstd (where Node has it), br and gzip both ways, the pipeline's measured defaults.
-      new ContentEncodingFeature({ threshold: 1024 }),
+      ...unless('content-encoding', new ContentEncodingFeature({ threshold: 1024 })),
       openApiFeature(),
       healthFeature(store, etcd?.etcdReachable(store), () => users.indexesReady),
       new MultipartFeature({ limits: files.multipartLimits }),
@@ -386,7 +423,9 @@ function defaultAccessLog(line: string): void {
 
 /** The request logger: JSON lines (`time` as ISO 8601, `requestId`, `method`, `route`) into the access log's writer. */
 function accessLogger(log: (line: string) => void): Logger {
-  return jsonLogger({ level: 'info', time: 'iso', destination: { write: (chunk: string) => log(chunk.slice(0, -1)) } });
+  // The default destination takes the logger's line as it is, newline included: no copy without it and back.
+  const destination = log === defaultAccessLog ? process.stdout : { write: (chunk: string) => log(chunk.slice(0, -1)) };
+  return jsonLogger({ level: 'info', time: 'iso', destination });
 }
 
 function defaultInfoLog(message: string): void {

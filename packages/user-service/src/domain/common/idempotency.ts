@@ -72,7 +72,7 @@ export interface IdempotencyOptions {
  *
  * @example
  * ```ts
- * const outcome = await idempotency.execute(key, `POST /api/users ${JSON.stringify(body)}`, (claim) =>
+ * const outcome = await idempotency.execute(key, () => `POST /api/users ${JSON.stringify(body)}`, (claim) =>
  *   users.create(body, claim?.commitWith((user) => ({ status: 201, location: `${base}/${user.id}`, body: user }))),
  * );
  * ```
@@ -99,12 +99,14 @@ export class IdempotencyService {
    * this one replay its answer.
    *
    * @param key the `Idempotency-Key` header value, `undefined` when absent.
-   * @param fingerprint what identifies the request: method, path and a canonical body.
+   * @param fingerprint what identifies the request: method, path and a canonical body; or a
+   *   function making it, called only when there is a key (most writes have none, and the canonical
+   *   body is a `JSON.stringify` of the whole body).
    * @throws BadRequestError for a malformed key; UnprocessableEntityError for a reused key.
    */
   async execute<T>(
     key: string | undefined,
-    fingerprint: string,
+    fingerprint: string | (() => string),
     write: (claim: IdempotencyClaim | undefined) => Promise<T>,
   ): Promise<Idempotent<T>> {
     if (key === undefined) return { replayed: false, result: await write(undefined) };
@@ -114,7 +116,7 @@ export class IdempotencyService {
         details: [{ field: 'Idempotency-Key', message: 'must be 1-255 visible ASCII characters' }],
       });
     }
-    const digest = hashOf(fingerprint);
+    const digest = hashOf(typeof fingerprint === 'string' ? fingerprint : fingerprint());
     const stored = this.answerFor(key, digest);
     if (stored !== undefined) return stored;
     const id = slotOf(key);

@@ -49,11 +49,14 @@ export class AsyncUsersResource {
     @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string,
   ): Promise<Response<Job>> {
     const location = (jobId: number) => uri.baseUriBuilder().path(AsyncUsersResource).path(AsyncUsersResource, 'job').build(jobId);
-    const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
-      this.jobs.submit(
-        body,
-        claim?.commitWith((job) => ({ status: 202, location: String(location(job.id)), body: job })),
-      ),
+    const outcome = await this.idempotency.execute(
+      key,
+      () => fingerprintOf(uri, body),
+      (claim) =>
+        this.jobs.submit(
+          body,
+          claim?.commitWith((job) => ({ status: 202, location: String(location(job.id)), body: job })),
+        ),
     );
     return respond(outcome, (job) => Response.status(202).location(location(job.id)).entity(job).build());
   }

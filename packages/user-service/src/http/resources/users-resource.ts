@@ -14,6 +14,7 @@ import {
   Produces,
   BeanParam,
   Response,
+  UriBuilder,
   UriInfo,
   WebApplicationError,
   ContainerRequestContext,
@@ -78,11 +79,14 @@ export class UsersResource {
     @Context() uri: UriInfo,
     @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string,
   ): Promise<Response<UserRepresentation>> {
-    const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
-      this.users.create(
-        body,
-        claim?.commitWith((user) => ({ status: 201, location: String(userUri(uri, user.id)), body: user })),
-      ),
+    const outcome = await this.idempotency.execute(
+      key,
+      () => fingerprintOf(uri, body),
+      (claim) =>
+        this.users.create(
+          body,
+          claim?.commitWith((user) => ({ status: 201, location: String(userUri(uri, user.id)), body: user })),
+        ),
     );
     return respond(outcome, (user) => Response.created(userUri(uri, user.id)).entity(user).build());
   }
@@ -145,12 +149,15 @@ export class UsersResource {
     @HeaderParam(IDEMPOTENCY_KEY_HEADER) key?: string,
   ): Promise<Response<OrderRepresentation>> {
     const location = (orderId: number) => uri.baseUriBuilder().path(UsersResource).path(UsersResource, 'getOrder').build(id, orderId);
-    const outcome = await this.idempotency.execute(key, fingerprintOf(uri, body), (claim) =>
-      this.orders.createForUser(
-        id,
-        body,
-        claim?.commitWith((order) => ({ status: 201, location: String(location(order.id)), body: order })),
-      ),
+    const outcome = await this.idempotency.execute(
+      key,
+      () => fingerprintOf(uri, body),
+      (claim) =>
+        this.orders.createForUser(
+          id,
+          body,
+          claim?.commitWith((order) => ({ status: 201, location: String(location(order.id)), body: order })),
+        ),
     );
     return respond(outcome, (order) => Response.created(location(order.id)).entity(order).build());
   }
@@ -173,8 +180,15 @@ export class UsersResource {
 }
 
 /** The absolute URI of a user: `Location` values are built from the routes' own templates. */
+/**
+ * `/api/users/{id}`, from the resource's own `@Path`s, read once when the module loads:
+ * `UriBuilder.path(Class)` looks the decorator metadata up again on every call, and every create
+ * builds a `Location`.
+ */
+const USER_TEMPLATE = UriBuilder.fromResource(UsersResource).path(UsersResource, 'get').toTemplate();
+
 function userUri(uri: UriInfo, id: number): string {
-  return uri.baseUriBuilder().path(UsersResource).path(UsersResource, 'get').build(id);
+  return uri.baseUriBuilder().path(USER_TEMPLATE).build(id);
 }
 
 /**

@@ -42,6 +42,37 @@ describe('Idempotency-Key', () => {
     expect(store.size(IDEMPOTENCY_COLLECTION)).toBe(0);
   });
 
+  it('makes a fingerprint given as a function only for a keyed request, with the same outcome as the string', async () => {
+    const { store, users, idempotency } = await setup();
+    const made: string[] = [];
+    const fingerprint = (input: object) => () => {
+      const f = `POST /api/users ${JSON.stringify(input)}`;
+      made.push(f);
+      return f;
+    };
+    const write = (input: object) => () => users.create(input);
+    const unkeyed = await idempotency.execute(
+      undefined,
+      fingerprint({ email: 'a@example.com', firstName: 'Ann', lastName: 'Lee' }),
+      write({ email: 'a@example.com', firstName: 'Ann', lastName: 'Lee' }),
+    );
+    expect(unkeyed.replayed).toBe(false);
+    expect(made).toEqual([]);
+    const input = { email: 'b@example.com', firstName: 'Bob', lastName: 'Lee' };
+    const first = await idempotency.execute('key-f', fingerprint(input), (claim) =>
+      users.create(
+        input,
+        claim?.commitWith((user) => ({ status: 201, location: `http://h/api/users/${user.id}`, body: user })),
+      ),
+    );
+    expect(first.replayed).toBe(false);
+    expect(made).toEqual([`POST /api/users ${JSON.stringify(input)}`]);
+    // The string form of the same fingerprint matches the stored one: a replay, not a 422.
+    const again = await idempotency.execute('key-f', `POST /api/users ${JSON.stringify(input)}`, write(input));
+    expect(again.replayed).toBe(true);
+    expect(store.size(USERS_COLLECTION)).toBe(2);
+  });
+
   it('the same key with another body is 422 and writes nothing', async () => {
     const { store, create } = await setup();
     await create('key-2');
