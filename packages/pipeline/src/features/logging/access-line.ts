@@ -22,20 +22,6 @@ export function millisJson(ms: number): string {
 }
 
 /**
- * `JSON.stringify(s)` for a string: written as it is between quotes when it holds nothing JSON
- * escapes (RFC 8259 §7: quotation mark, reverse solidus, control characters; and, as ECMAScript's
- * JSON.stringify does, lone surrogates, so anything above `~` takes the general path). Request
- * ids and paths are printable ASCII, and a scan is cheaper than the serializer for them.
- */
-export function jsonString(s: string): string {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x20 || c === 0x22 || c === 0x5c || c > 0x7e) return JSON.stringify(s);
-  }
-  return `"${s}"`;
-}
-
-/**
  * `,"<name>":<JSON of value>` for string values that repeat from line to line (method, user agent,
  * remote address): the last one's text is kept, so a steady client costs one comparison.
  */

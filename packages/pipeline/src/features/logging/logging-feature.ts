@@ -2,7 +2,7 @@ import type { Feature, FeatureContext, RequestListener, RequestOutcome } from '.
 import type { ContainerRequestContext } from '../../core/context/request-context.js';
 import { REQUEST_ID_PROPERTY, REQUEST_LOGGER_PROPERTY, type Logger } from '../../core/internal/observation.js';
 import type { ResourceInfo } from '../../core/context/resource-info.js';
-import { jsonString, millisJson, RepeatedMember } from './access-line.js';
+import { millisJson, RepeatedMember } from './access-line.js';
 import { jsonLogger, LOG_LEVELS, renderedLineWriter, type LogLevel } from './json-logger.js';
 import { REDACTED_HEADERS, redactHeaders } from './redact.js';
 import { RequestLogger } from './request-logger.js';
@@ -136,10 +136,10 @@ class LoggingListener implements RequestListener {
     }
     const req = ctx.raw;
     const info = ctx.resourceInfo;
-    let line = id === undefined ? '' : this.idHead + jsonString(id);
+    let line = id === undefined ? '' : this.idHead + JSON.stringify(id);
     line += this.methodMember.of(ctx.method);
     if (info !== undefined) line += this.routeMember(info, ctx.basePath);
-    line += `,"path":${jsonString(ctx.path)},"status":${o.status},"durationMs":${millisJson(o.durationMs)}`;
+    line += `,"path":${JSON.stringify(ctx.path)},"status":${o.status},"durationMs":${millisJson(o.durationMs)}`;
     if (o.requestBodySize !== undefined) line += `,"requestBytes":${o.requestBodySize}`;
     if (o.responseBodySize !== undefined) line += `,"responseBytes":${o.responseBodySize}`;
     line += this.addressMember.of(req.socket?.remoteAddress);

@@ -19,8 +19,7 @@ import {
   POST,
   RequestIdFeature,
 } from '../../../../src/index.js';
-import { jsonString, millisJson } from '../../../../src/features/logging/access-line.js';
-import { epochText } from '../../../../src/features/logging/json-logger.js';
+import { millisJson } from '../../../../src/features/logging/access-line.js';
 
 /** Keeps the raw lines written to it. */
 class RawLines extends Writable {
@@ -155,21 +154,5 @@ describe('the rendered access line', () => {
     const [rendered, object] = [await masked(outs[0]!), await masked(outs[1]!)];
     expect(rendered).toEqual(object);
     expect(JSON.parse(rendered[0]!)).toMatchObject({ reqId: 'sock-1', remoteAddress: '127.0.0.1', userAgent: 'ua', status: 200 });
-  });
-});
-
-describe('the rendered parts', () => {
-  it('jsonString writes what JSON.stringify writes of a string', () => {
-    const strings = ['', 'a', '/api/users/1', 'x"y', 'a\\b', 'tab\there', '\u0000', '\u001f', ' ~', '\u007f', 'é', '\ud800', '😀', 'a/b?c'];
-    for (let c = 0; c < 0x100; c++) strings.push(`p${String.fromCharCode(c)}q`);
-    for (const s of strings) expect(jsonString(s), JSON.stringify(s)).toBe(JSON.stringify(s));
-  });
-
-  it('epochText writes what String writes of an epoch time in milliseconds', () => {
-    const values = [
-      0, 1, 999_999, 1_000_000, 1_000_001, 1_764_316_800_000, 1_764_316_800_001, 1_764_317_000_000, 999_999_999_999_999, 1e15, 1.5, -1,
-    ];
-    for (let i = 0; i < 10_000; i++) values.push(1_764_316_800_000 + i * 99_991);
-    for (const v of values) expect(epochText(v), String(v)).toBe(String(v));
   });
 });
