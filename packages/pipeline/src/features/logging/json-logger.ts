@@ -37,6 +37,9 @@ export interface JsonLoggerOptions {
 const NAMES = Object.keys(LOG_LEVELS) as LogLevel[];
 const noop = (): void => {};
 
+/** Set by {@link JsonLogger}'s static block: see {@link renderedLineWriter}. */
+let lineWriterOf: (logger: JsonLogger, level: LogLevel) => ((members: string, msgJson: string) => void) | 'off';
+
 /**
  * A dependency-free logger writing one JSON line per call, pino's shape: `{"level":30,"time":...,
  * ...bindings, ...fields, "msg":"..."}` (the `level` is pino's number, see {@link LOG_LEVELS}).
@@ -51,6 +54,19 @@ export class JsonLogger implements Logger {
   private readonly iso: boolean;
   /** The bindings as JSON members, each preceded by a comma (`,"reqId":"a1"`), or ''. */
   private prefix: string;
+
+  static {
+    // A friend function: LoggingFeature's access line is written without building an object, and
+    // needs the logger's own prefix, clock format and destination (kept private from users).
+    lineWriterOf = (logger, level) => {
+      if (logger[level] === noop) return 'off';
+      const head = `{"level":${LOG_LEVELS[level]},"time":`;
+      return (members, msgJson) => {
+        const time = logger.iso ? `"${new Date().toISOString()}"` : String(Date.now());
+        logger.out.write(`${head}${time}${logger.prefix}${members}${msgJson}}\n`);
+      };
+    };
+  }
 
   trace: (obj: object, msg?: string) => void = noop;
   debug: (obj: object, msg?: string) => void = noop;
@@ -102,6 +118,20 @@ export class JsonLogger implements Logger {
       this.out.write(head + time + this.prefix + members(obj) + tail);
     };
   }
+}
+
+/**
+ * For callers that render a known set of fields as JSON text themselves (LoggingFeature's access
+ * line, cheaper than an object and `JSON.stringify`): a function writing, at `level`, exactly the
+ * line `logger[level](fields, msg)` writes, given `members` (the fields' JSON members, each
+ * preceded by a comma, as `JSON.stringify` writes them) and `msgJson` (`,"msg":"..."`, or '');
+ * `'off'` when `level` is below the logger's threshold (a `JsonLogger`'s level is fixed), and
+ * undefined when `logger` is not exactly a `JsonLogger` (a subclass may override the level
+ * methods). Internal: not exported by the package.
+ */
+export function renderedLineWriter(logger: Logger, level: LogLevel): ((members: string, msgJson: string) => void) | 'off' | undefined {
+  if (!(logger instanceof JsonLogger) || Object.getPrototypeOf(logger) !== JsonLogger.prototype) return undefined;
+  return lineWriterOf(logger, level);
 }
 
 /** `obj`'s own enumerable members as JSON text, each preceded by a comma; '' for none. Errors keep message and stack. */

@@ -140,6 +140,14 @@ class HttpMetricsListener implements RequestListener {
   private readonly unmatched = new RouteLabels(undefined);
   /** Attributes of the active-requests counter, by scheme and method. */
   private readonly activeLabels = new Map<string, MetricAttributes>();
+  /** The last request's method and scheme, its method attribute (`_OTHER` for an unknown one) and active-requests attributes. */
+  private lastMethod = '';
+  private lastScheme = '';
+  private lastLabel = '';
+  private lastActive: MetricAttributes | undefined;
+  /** The last matched method and its labels (one comparison on a steady route). */
+  private lastInfo: ResourceInfo | undefined;
+  private lastLabels: RouteLabels | undefined;
 
   constructor(
     meter: MetricsMeter,
@@ -167,13 +175,26 @@ class HttpMetricsListener implements RequestListener {
   }
 
   onRequest(ctx: ContainerRequestContext): (outcome: RequestOutcome) => void {
-    const method = this.knownMethods.has(ctx.method) ? ctx.method : '_OTHER';
     const scheme = requestScheme(ctx);
-    const activeKey = scheme === 'https' ? `https ${method}` : method;
-    let activeAttrs = this.activeLabels.get(activeKey);
-    if (activeAttrs === undefined) {
-      activeAttrs = Object.freeze({ 'http.request.method': method, 'url.scheme': scheme });
-      this.activeLabels.set(activeKey, activeAttrs);
+    let method: string;
+    let activeAttrs: MetricAttributes;
+    if (ctx.method === this.lastMethod && scheme === this.lastScheme) {
+      // The previous request's method and scheme: a steady client skips the set and the map.
+      method = this.lastLabel;
+      activeAttrs = this.lastActive!;
+    } else {
+      method = this.knownMethods.has(ctx.method) ? ctx.method : '_OTHER';
+      const activeKey = scheme === 'https' ? `https ${method}` : method;
+      let attrs = this.activeLabels.get(activeKey);
+      if (attrs === undefined) {
+        attrs = Object.freeze({ 'http.request.method': method, 'url.scheme': scheme });
+        this.activeLabels.set(activeKey, attrs);
+      }
+      activeAttrs = attrs;
+      this.lastMethod = ctx.method;
+      this.lastScheme = scheme;
+      this.lastLabel = method;
+      this.lastActive = attrs;
     }
     this.active.add(1, activeAttrs);
     return (outcome) => {
@@ -189,8 +210,11 @@ class HttpMetricsListener implements RequestListener {
   private labelsOf(ctx: ContainerRequestContext): RouteLabels {
     const info = ctx.resourceInfo;
     if (info === undefined) return this.unmatched;
+    if (info === this.lastInfo) return this.lastLabels!;
     let labels = this.routes.get(info);
     if (labels === undefined) this.routes.set(info, (labels = new RouteLabels(ctx.basePath + info.path)));
+    this.lastInfo = info;
+    this.lastLabels = labels;
     return labels;
   }
 }
