@@ -1,6 +1,6 @@
 import type { Constructor, TypeToken } from '../../core/context/contracts.js';
 import { ownRules, type ConstraintDef } from './constraints.js';
-import { generateValidator, type GeneratorRuntime } from './generate.js';
+import { generateValidator, generateValueCheck, type GeneratorRuntime } from './generate.js';
 
 /** One failed constraint. `field` is a path such as `address.city` or `items[2].quantity`; '' is the entity itself. */
 export interface Violation {
@@ -189,6 +189,19 @@ function buildChecks(ct: CompiledType, generate: boolean): void {
   }
   ct.check = (obj, path, depth, out) => interpretObject(ct, obj, path, depth, out);
   ct.validate = (value) => validateRoot(ct, value);
+}
+
+/**
+ * The check of one value against `cs` (a method parameter, a `@BeanParam` field), each violation
+ * under `field`: generated code, or {@link checkConstraints} where code generation is disallowed.
+ */
+export function compileConstraintsCheck(cs: readonly ConstraintDef[], field: string): (value: unknown, out: Violation[]) => void {
+  try {
+    return generateValueCheck(cs, field, RUNTIME);
+  } catch (e) {
+    if (!(e instanceof EvalError)) throw e;
+  }
+  return (v, out) => checkConstraints(cs, v, '', field, false, out);
 }
 
 function validateRoot(ct: CompiledType, value: unknown): Violation[] {

@@ -1,4 +1,5 @@
-import type { CompiledType, ObjectCheck, Validator, Violation } from './compile.js';
+import type { CompiledNested, CompiledType, ObjectCheck, Validator, Violation } from './compile.js';
+import type { ConstraintDef } from './constraints.js';
 
 /**
  * What the generated code calls besides the constraints: passed in as bound values (compile.ts owns
@@ -49,110 +50,175 @@ export interface GeneratedValidator {
  * which have a type guard, the nested value's expected shape) taken here, once.
  */
 export function generateValidator(ct: CompiledType, rt: GeneratorRuntime): GeneratedValidator {
-  const names: string[] = [];
-  const values: unknown[] = [];
-  const bind = (value: unknown): string => {
-    const name = `b${values.length}`;
-    names.push(name);
-    values.push(value);
-    return name;
-  };
-  const hasOwn = bind(Object.hasOwn);
-  const getPrototypeOf = bind(Object.getPrototypeOf);
-  const objectPrototype = bind(Object.prototype);
-  const isArray = bind(Array.isArray);
-  const violation = bind(rt.violation);
-  const join = bind(rt.join);
-  const hasMessage = bind(rt.hasMessage);
-  const cut = bind(rt.cut);
-  const max = bind(rt.maxViolations);
-  const maxDepth = bind(rt.maxDepth);
-  const depthMessage = bind(rt.depthMessage);
-  const notObject = bind(rt.notObject);
-  const notArray = bind(rt.notArray);
+  const src = new Source();
+  const h = helpers(src, rt);
+  const hasOwn = src.bind(Object.hasOwn);
+  const getPrototypeOf = src.bind(Object.getPrototypeOf);
+  const objectPrototype = src.bind(Object.prototype);
+  const cut = src.bind(rt.cut);
+  const maxDepth = src.bind(rt.maxDepth);
+  const depthMessage = src.bind(rt.depthMessage);
+  const notArray = src.bind(rt.notArray);
+  const { isArray, violation, max, notObject } = h;
 
-  const lines: string[] = [];
-  const emit = (line: string): void => void lines.push(line);
-  emit('function check(o, p, d, out) {');
+  src.emit('function check(o, p, d, out) {');
   // Plain (JSON) objects: own keys only (compile.ts validateObject says why).
-  emit(`const q = ${getPrototypeOf}(o);`);
-  emit(`const own = q === ${objectPrototype} || q === null;`);
+  src.emit(`const q = ${getPrototypeOf}(o);`);
+  src.emit(`const own = q === ${objectPrototype} || q === null;`);
   for (const f of ct.fields) {
-    const key = bind(f.key);
-    const field = `${join}(p, ${key})`;
-    emit(`if (out.length <= ${max}) {`);
-    emit(`const v = !own || ${hasOwn}(o, ${key}) ? o[${key}] : undefined;`);
-    emit('if (v === undefined || v === null) {');
-    for (const c of f.constraints) {
-      if (c.nullPasses) continue;
-      emit(`if (!${bind(c.isValid)}(v)) out.push(${violation}(${field}, ${bind(c.message)}, v));`);
-    }
-    emit('} else {');
-    const guarded = f.constraints.some((c) => c.accepts !== undefined);
-    if (guarded) {
-      emit('const s = out.length;');
-      // A nested value of the wrong shape is reported once, by the nested check (shapeFits).
-      if (f.nested !== undefined) {
-        const wrongShape =
-          f.nested.mode === 'object'
-            ? `${isArray}(v) || typeof v !== 'object'`
-            : f.nested.mode === 'array'
-              ? `!${isArray}(v)`
-              : `typeof v !== 'object'`;
-        emit(`const sr = ${wrongShape};`);
-      }
-    }
-    for (const c of f.constraints) {
-      const isValid = `!${bind(c.isValid)}(v)`;
-      const failed = `out.push(${violation}(${field}, ${bind(c.message)}, v));`;
-      if (c.accepts === undefined) {
-        emit(`if (${isValid}) ${failed}`);
-        continue;
-      }
-      const typeMessage = bind(c.typeMessage);
-      const shapeReported = f.nested !== undefined ? '!sr && ' : '';
-      emit(`if (!${bind(c.accepts)}(v)) {`);
-      emit(`if (${shapeReported}!${hasMessage}(out, s, ${typeMessage})) out.push(${violation}(${field}, ${typeMessage}, v));`);
-      emit(`} else if (${isValid}) ${failed}`);
-    }
+    const key = src.bind(f.key);
+    const field = `${h.join}(p, ${key})`;
+    src.emit(`if (out.length <= ${max}) {`);
+    src.emit(`const v = !own || ${hasOwn}(o, ${key}) ? o[${key}] : undefined;`);
+    emitConstraints(src, h, f.constraints, field, f.nested?.mode);
     if (f.nested !== undefined) {
-      const type = bind(f.nested.type);
+      const type = src.bind(f.nested.type);
       const mode = f.nested.mode;
-      emit(`const np = ${field};`);
+      src.emit('if (v !== undefined && v !== null) {');
+      src.emit(`const np = ${field};`);
       // Recursion is bounded here (compile.ts validateNested).
-      emit(`if (d + 1 > ${maxDepth}) out.push(${violation}(np, ${depthMessage}, undefined));`);
-      emit(`else if (${isArray}(v)) {`);
+      src.emit(`if (d + 1 > ${maxDepth}) out.push(${violation}(np, ${depthMessage}, undefined));`);
+      src.emit(`else if (${isArray}(v)) {`);
       if (mode === 'object') {
-        emit(`out.push(${violation}(np, ${notObject}, v));`);
+        src.emit(`out.push(${violation}(np, ${notObject}, v));`);
       } else {
-        emit(`for (let e = 0; e < v.length && out.length <= ${max}; e++) {`);
-        emit('const x = v[e];');
-        emit(`const ep = np + '[' + e + ']';`);
-        emit(`if (typeof x === 'object' && x !== null && !${isArray}(x)) ${type}.check(x, ep, d + 1, out);`);
-        emit(`else out.push(${violation}(ep, ${notObject}, x));`);
-        emit('}');
+        src.emit(`for (let e = 0; e < v.length && out.length <= ${max}; e++) {`);
+        src.emit('const x = v[e];');
+        src.emit(`const ep = np + '[' + e + ']';`);
+        src.emit(`if (typeof x === 'object' && x !== null && !${isArray}(x)) ${type}.check(x, ep, d + 1, out);`);
+        src.emit(`else out.push(${violation}(ep, ${notObject}, x));`);
+        src.emit('}');
       }
-      emit('}');
-      if (mode === 'array') emit(`else out.push(${violation}(np, ${notArray}, v));`);
+      src.emit('}');
+      if (mode === 'array') src.emit(`else out.push(${violation}(np, ${notArray}, v));`);
       else {
-        emit(`else if (typeof v === 'object') ${type}.check(v, np, d + 1, out);`);
-        emit(`else out.push(${violation}(np, ${notObject}, v));`);
+        src.emit(`else if (typeof v === 'object') ${type}.check(v, np, d + 1, out);`);
+        src.emit(`else out.push(${violation}(np, ${notObject}, v));`);
       }
+      src.emit('}');
     }
-    emit('}');
-    emit('}');
+    src.emit('}');
   }
-  emit('}');
-  emit('function validate(value) {');
-  emit('const out = [];');
-  emit(`if (typeof value !== 'object' || value === null || ${isArray}(value)) out.push(${violation}('', ${notObject}, value));`);
-  emit(`else check(value, '', 0, out);`);
-  emit(`if (out.length > ${max}) ${cut}(out);`);
-  emit('return out;');
-  emit('}');
-  emit('return { check, validate };');
-  // Fixed source, every value bound as an argument (see above): nothing the caller wrote is evaluated.
-  // oxlint-disable-next-line typescript/no-implied-eval
-  const factory = new Function(...names, lines.join('\n')) as (...bound: unknown[]) => GeneratedValidator;
-  return factory(...values);
+  src.emit('}');
+  src.emit('function validate(value) {');
+  src.emit('const out = [];');
+  src.emit(`if (typeof value !== 'object' || value === null || ${isArray}(value)) out.push(${violation}('', ${notObject}, value));`);
+  src.emit(`else check(value, '', 0, out);`);
+  src.emit(`if (out.length > ${max}) ${cut}(out);`);
+  src.emit('return out;');
+  src.emit('}');
+  src.emit('return { check, validate };');
+  return src.build<GeneratedValidator>();
+}
+
+/**
+ * Generates the check of one value against `constraints` (a resource method parameter, a
+ * `@BeanParam` field), each violation under `field`: compile.ts `checkConstraints` with the
+ * decisions that depend only on the constraints taken here, once.
+ */
+export function generateValueCheck(
+  constraints: readonly ConstraintDef[],
+  field: string,
+  rt: GeneratorRuntime,
+): (value: unknown, out: Violation[]) => void {
+  const src = new Source();
+  const h = helpers(src, rt);
+  src.emit('return function check(v, out) {');
+  emitConstraints(src, h, constraints, src.bind(field), undefined);
+  src.emit('};');
+  return src.build<(value: unknown, out: Violation[]) => void>();
+}
+
+/** Generated source and the values it is called with. */
+class Source {
+  private readonly names: string[] = [];
+  private readonly values: unknown[] = [];
+  private readonly lines: string[] = [];
+
+  /** Passes `value` to the generated code; returns the name it has there (`b12`: made from an index only). */
+  bind(value: unknown): string {
+    const name = `b${this.values.length}`;
+    this.names.push(name);
+    this.values.push(value);
+    return name;
+  }
+
+  emit(line: string): void {
+    this.lines.push(line);
+  }
+
+  /** Compiles the source (which ends with a `return`) and calls it with the bound values. */
+  build<T>(): T {
+    // Fixed source, every value bound as an argument (see above): nothing the caller wrote is evaluated.
+    // oxlint-disable-next-line typescript/no-implied-eval
+    const factory = new Function(...this.names, this.lines.join('\n')) as (...bound: unknown[]) => T;
+    return factory(...this.values);
+  }
+}
+
+interface Helpers {
+  readonly isArray: string;
+  readonly violation: string;
+  readonly join: string;
+  readonly hasMessage: string;
+  readonly max: string;
+  readonly notObject: string;
+}
+
+function helpers(src: Source, rt: GeneratorRuntime): Helpers {
+  return {
+    isArray: src.bind(Array.isArray),
+    violation: src.bind(rt.violation),
+    join: src.bind(rt.join),
+    hasMessage: src.bind(rt.hasMessage),
+    max: src.bind(rt.maxViolations),
+    notObject: src.bind(rt.notObject),
+  };
+}
+
+/**
+ * Emits the checks of `v` against `constraints` (compile.ts `checkConstraints`), each violation under
+ * the field `field` (an expression). `nested` is the mode of a `Valid()` on the same value: a value of
+ * the wrong shape then gets its message from the nested check, not a type message here.
+ */
+function emitConstraints(
+  src: Source,
+  h: Helpers,
+  constraints: readonly ConstraintDef[],
+  field: string,
+  nested: CompiledNested['mode'] | undefined,
+): void {
+  src.emit('if (v === undefined || v === null) {');
+  for (const c of constraints) {
+    if (c.nullPasses) continue;
+    src.emit(`if (!${src.bind(c.isValid)}(v)) out.push(${h.violation}(${field}, ${src.bind(c.message)}, v));`);
+  }
+  src.emit('} else {');
+  if (constraints.some((c) => c.accepts !== undefined)) {
+    src.emit('const s = out.length;');
+    // A nested value of the wrong shape is reported once, by the nested check (shapeFits).
+    if (nested !== undefined) {
+      const wrongShape =
+        nested === 'object'
+          ? `${h.isArray}(v) || typeof v !== 'object'`
+          : nested === 'array'
+            ? `!${h.isArray}(v)`
+            : `typeof v !== 'object'`;
+      src.emit(`const sr = ${wrongShape};`);
+    }
+  }
+  for (const c of constraints) {
+    const failed = `out.push(${h.violation}(${field}, ${src.bind(c.message)}, v));`;
+    const invalid = `!${src.bind(c.isValid)}(v)`;
+    if (c.accepts === undefined) {
+      src.emit(`if (${invalid}) ${failed}`);
+      continue;
+    }
+    const typeMessage = src.bind(c.typeMessage);
+    const shapeReported = nested !== undefined ? '!sr && ' : '';
+    src.emit(`if (!${src.bind(c.accepts)}(v)) {`);
+    src.emit(`if (${shapeReported}!${h.hasMessage}(out, s, ${typeMessage})) out.push(${h.violation}(${field}, ${typeMessage}, v));`);
+    src.emit(`} else if (${invalid}) ${failed}`);
+  }
+  src.emit('}');
 }

@@ -1,5 +1,11 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { interpretedValidator } from '../../../src/features/validation/compile.js';
+import {
+  checkConstraints,
+  compileConstraintsCheck,
+  interpretedValidator,
+  type Violation,
+} from '../../../src/features/validation/compile.js';
+import { ownRules } from '../../../src/features/validation/constraints.js';
 import {
   compileValidator,
   defineConstraint,
@@ -243,6 +249,25 @@ describe('generated validators give the interpreter violations', () => {
     const many = { items: Array.from({ length: 3 * MAX_VIOLATIONS }, () => ({ name: '', quantity: 0.5 })) };
     expect(generated(many)).toStrictEqual(interpreted(many));
     expect(generated(many)).toHaveLength(MAX_VIOLATIONS + 1);
+  });
+});
+
+describe('generated parameter checks give checkConstraints violations', () => {
+  it('for every constraint list of the class above and every value', () => {
+    const lists = [Base, Everything].flatMap((cls) => [...(ownRules(cls)?.values() ?? [])].map((r) => r.constraints));
+    expect(lists.length).toBeGreaterThan(10);
+    const values = [...SCALARS, [], ['a', 'b', 'c'], {}, { name: 'a' }];
+    for (const cs of lists) {
+      const check = compileConstraintsCheck(cs, 'query.x');
+      for (const value of values) {
+        // A violation already listed (another parameter's) never hides this one's type message.
+        const generated: Violation[] = [{ field: 'query.y', message: 'must be a string' }];
+        const interpreted: Violation[] = [{ field: 'query.y', message: 'must be a string' }];
+        check(value, generated);
+        checkConstraints(cs, value, '', 'query.x', false, interpreted);
+        expect(generated, `${cs.map((c) => c.kind).join(' ')} on ${String(value)}`).toStrictEqual(interpreted);
+      }
+    }
   });
 });
 
