@@ -62,14 +62,21 @@ export function generateValidator(ct: CompiledType, rt: GeneratorRuntime): Gener
   const { isArray, violation, max, notObject } = h;
 
   src.emit('function check(o, p, d, out) {');
-  // Plain (JSON) objects: own keys only (compile.ts validateObject says why).
-  src.emit(`const q = ${getPrototypeOf}(o);`);
-  src.emit(`const own = q === ${objectPrototype} || q === null;`);
+  // Plain (JSON) objects: own keys only (compile.ts validateObject says why). An own key reads the
+  // same either way, so the prototype (a call into the runtime) is looked up only for a missing key
+  // (a Proxy entity therefore sees its getOwnPropertyDescriptor trap before getPrototypeOf).
+  // 0: not looked up yet; 1: a plain object (own keys only); 2: a class instance (normal reads).
+  src.emit('let pl = 0;');
   for (const f of ct.fields) {
     const key = src.bind(f.key);
     const field = `${h.join}(p, ${key})`;
     src.emit(`if (out.length <= ${max}) {`);
-    src.emit(`const v = !own || ${hasOwn}(o, ${key}) ? o[${key}] : undefined;`);
+    src.emit('let v;');
+    src.emit(`if (${hasOwn}(o, ${key})) v = o[${key}];`);
+    src.emit('else {');
+    src.emit(`if (pl === 0) { const q = ${getPrototypeOf}(o); pl = q === ${objectPrototype} || q === null ? 1 : 2; }`);
+    src.emit(`if (pl === 2) v = o[${key}];`);
+    src.emit('}');
     emitConstraints(src, h, f.constraints, field, f.nested?.mode);
     if (f.nested !== undefined) {
       const type = src.bind(f.nested.type);
