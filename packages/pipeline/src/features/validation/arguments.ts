@@ -1,4 +1,4 @@
-import { checkConstraints, type Validator, type Violation } from './compile.js';
+import { compileConstraintsCheck, type Validator, type Violation } from './compile.js';
 import { ownRules, paramRules, type ConstraintDef } from './constraints.js';
 import { entityViolations, ValidationError } from './validation-error.js';
 // Violations are named as conversion failures are (`query.size`, `path.id`, `body.email`), so one 400 lists both.
@@ -99,8 +99,9 @@ const valueAt =
   (values, out) =>
     check(values[index], out);
 
+// Generated per parameter (compile.ts), so each constraint call site sees one constraint.
 function constraintsCheck(cs: readonly ConstraintDef[], field: string): ValueCheck {
-  return (v, out) => checkConstraints(cs, v, '', field, false, out);
+  return compileConstraintsCheck(cs, field);
 }
 
 /** Checks of a bean's constrained fields (nested beans recursively); undefined when there are none. */
