@@ -36,7 +36,7 @@ class Upload {
   }
 }
 
-@Path('/work')
+@Path('/tasks')
 class Work {
   /** Past its deadline: 503 PIPE_DEADLINE, its signal fired with a TimeoutError. */
   @GET('late')
@@ -160,16 +160,16 @@ describe.each(['h2 TLS', 'h2c'] as const)('per-stream behaviour over %s', (proto
   it("fires one stream's deadline while another stream of the session goes on and is answered", async () => {
     await start();
     const session = client.session!;
-    const held = answer(session.request({ ':path': '/work/held' }, { endStream: true }));
+    const held = answer(session.request({ ':path': '/tasks/held' }, { endStream: true }));
     await heldEntered.promise;
-    const late = await answer(session.request({ ':path': '/work/late' }, { endStream: true }));
+    const late = await answer(session.request({ ':path': '/tasks/late' }, { endStream: true }));
     expect(late.status).toBe(503);
     expect(late.headers['retry-after']).toBe('1');
     expect(JSON.parse(late.text)).toMatchObject({ status: 503, code: 'PIPE_DEADLINE' });
     expect(await lateSignal.promise).toBe('TimeoutError');
     // The other stream's request is untouched: its signal has not fired, the session serves on.
     expect(heldSignal?.aborted).toBe(false);
-    expect((await client.send({ path: '/work/now' })).status).toBe(200);
+    expect((await client.send({ path: '/tasks/now' })).status).toBe(200);
     heldRelease.resolve();
     const res = await held;
     expect(res.status).toBe(200);
@@ -178,13 +178,13 @@ describe.each(['h2 TLS', 'h2c'] as const)('per-stream behaviour over %s', (proto
 
   it('sends a Date of its own on every answer, and keeps one the application set', async () => {
     await start();
-    const first = await client.send({ path: '/work/now' });
-    const second = await client.send({ path: '/work/now' });
+    const first = await client.send({ path: '/tasks/now' });
+    const second = await client.send({ path: '/tasks/now' });
     for (const res of [first, second]) {
       expect(res.headers.date).toMatch(/^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/);
       expect(Math.abs(Date.parse(String(res.headers.date)) - Date.now())).toBeLessThan(5_000);
     }
-    expect((await client.send({ path: '/work/dated' })).headers.date).toBe('Tue, 01 Jan 2030 00:00:00 GMT');
+    expect((await client.send({ path: '/tasks/dated' })).headers.date).toBe('Tue, 01 Jan 2030 00:00:00 GMT');
   });
 
   it('answers a stream that reaches the pipeline after close() began with 503, no connection header, and GOAWAY', async () => {
@@ -194,10 +194,10 @@ describe.each(['h2 TLS', 'h2c'] as const)('per-stream behaviour over %s', (proto
     // before the pipeline's listener sees the request (the compatibility API's 'request' follows 'stream').
     let closing: ReturnType<Application['close']> | undefined;
     app.http2Server!.prependListener('stream', (_stream: ServerHttp2Stream, headers: H2Headers) => {
-      if (headers[':path'] === '/work/now' && closing === undefined) closing = app.close(2000);
+      if (headers[':path'] === '/tasks/now' && closing === undefined) closing = app.close(2000);
     });
     const goaway = once(session, 'goaway');
-    const res = await answer(session.request({ ':path': '/work/now' }, { endStream: true }));
+    const res = await answer(session.request({ ':path': '/tasks/now' }, { endStream: true }));
     expect(res.status).toBe(503);
     expect(res.headers['retry-after']).toBe('1');
     expect(JSON.parse(res.text)).toMatchObject({ status: 503, code: 'PIPE_SHUTTING_DOWN' });
