@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
@@ -287,7 +288,9 @@ export async function createService(config: AppConfig, options: ServiceOptions =
     providers: [
       ...(tracing === undefined ? [] : [tracing.feature]),
       // Before any filter: the id is on the request, its log lines and every response (404, 503 while closing too).
-      ...unless('request-id', new RequestIdFeature({ header: 'x-request-id' })),
+      // Random version 4 UUIDs, not the feature's faster counter-based default: an id a client
+      // receives must not tell it how many requests others made, nor predict the next one.
+      ...unless('request-id', new RequestIdFeature({ header: 'x-request-id', generate: () => randomUUID() })),
       // One access line per request (LOG_REQUESTS), superset of the documented fields: time, requestId, method, path, status, durationMs.
       ...(log === null ? [] : [new LoggingFeature({ logger: accessLogger(log), requestIdKey: 'requestId' })]),
       ...PROVIDER_CLASSES.filter((p) => {
