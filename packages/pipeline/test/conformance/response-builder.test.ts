@@ -90,6 +90,17 @@ describe('ResponseBuilder (unit)', () => {
     expect(() => Response.ok().cookie('a=b\r\nX: y')).toThrow(/cookie/);
   });
 
+  it('refuses every control character but HTAB in a header value, at any position, and keeps the rest (RFC 9110 §5.5)', () => {
+    const refused = [0x00, 0x08, 0x0a, 0x0d, 0x1f, 0x7f];
+    for (const c of refused) {
+      const ch = String.fromCharCode(c);
+      for (const v of [`${ch}/x`, `/a${ch}b`, `/x${ch}`]) expect(() => Response.created(v), `U+${c.toString(16)}`).toThrow(/location/);
+    }
+    for (const v of ['/a\tb', '/a b', '/~!*', '/é', '/\u0080', '/a\u00ff', '']) {
+      expect(Response.created(v).build().headers.location).toBe(v);
+    }
+  });
+
   it('keeps a tag given in header form and removes headers given undefined', () => {
     expect(Response.ok().tag('W/"w"').build().getHeader('etag')).toBe('W/"w"');
     const r = Response.ok()

@@ -28,6 +28,20 @@ const chosen = (accept: string | undefined, ...produces: string[]): string | und
 };
 
 describe('parseMediaType', () => {
+  it('answers a repeated value as the first time, also right after another value or an invalid one', () => {
+    const json = parseMediaType('application/json');
+    const seq = ['application/json', 'application/json', 'text/plain; charset=utf-8', 'not a type', 'not a type', 'application/json'];
+    const got = seq.map((v) => parseMediaType(v));
+    expect(got[0]).toBe(json);
+    expect(got[1]).toBe(json);
+    expect(got[2]?.essence).toBe('text/plain');
+    expect(got[2]?.params).toEqual({ charset: 'utf-8' });
+    expect(got[3]).toBeUndefined();
+    expect(got[4]).toBeUndefined();
+    expect(got[5]).toBe(json);
+    expect(json?.essence).toBe('application/json');
+  });
+
   it('lower-cases type, subtype and parameter names, keeps values, unquotes quoted-strings', () => {
     const m = mt('Application/Vnd.API+JSON ; Charset="UTF-8"; foo=Bar;x="a\\"b"');
     expect(m.type).toBe('application');

@@ -197,6 +197,21 @@ describe('Router', () => {
     expect(router('/a').match('/')).toBeUndefined();
   });
 
+  it('answers a repeated literal path from its last match exactly as the first time, whatever came between', () => {
+    const r = router('/users', '/users/{id}', '/orders', '/{x}');
+    const first = r.match('/users');
+    for (const p of ['/users', '/users/', '/users/7', '/users', '/orders', '/users', '/other', '/users/']) {
+      const m = r.match(p);
+      if (p === '/users' || p === '/users/') expect(m).toBe(first);
+    }
+    expect(winner(r, '/orders')).toBe('/orders');
+    expect(winner(r, '/orders')).toBe('/orders');
+    expect(r.match('/users/8')?.params).toEqual({ id: '8' });
+    expect(winner(r, '/other')).toBe('/{x}');
+    expect(winner(r, '/users')).toBe('/users');
+    expect(r.match('/users')?.args).toEqual([]);
+  });
+
   it('returns undefined when nothing matches', () => {
     const r = router('/users/{id}');
     expect(r.match('/users')).toBeUndefined();

@@ -261,9 +261,12 @@ const TAG = /^(W\/)?"[\x21\x23-\x7e\x80-\xff]*"$/;
 /** `token` of RFC 9110 §5.6.2 (a method name). */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
+/** Control characters other than HTAB: not allowed in a field value (RFC 9110 §5.5). One object, not one per call. */
+const CONTROL = /[\x00-\x08\x0a-\x1f\x7f]/;
+
 /** `value`, refused when it holds a CR, LF or other control (a header-injection attempt or a bug). */
 function headerValue(member: string, value: string): string {
-  if (/[\x00-\x08\x0a-\x1f\x7f]/.test(value)) {
+  if (CONTROL.test(value)) {
     throw new TypeError(`ResponseBuilder.${member}: the value may not contain control characters: ${JSON.stringify(value)}`);
   }
   return value;
