@@ -7,7 +7,7 @@ import { defaultProviders } from '../../providers/index.js';
 import { JsonOptions } from '../../providers/json.js';
 import { buildModel, type Registration, type RegistrationOptions } from '../build/build.js';
 import { answerClientErrors } from './client-error.js';
-import { cutQuiet, halfClosed, sparingFlushing, trackConnections } from './connections.js';
+import { cutQuiet, halfClosed, sparingFlushing, trackConnections, watchSendTimeout } from './connections.js';
 import { resolveLimits, type PipelineLimits } from '../internal/defaults.js';
 import { channels } from '../internal/diagnostics.js';
 import type { Exchange } from '../internal/exchange.js';
@@ -369,14 +369,15 @@ export class Application {
       this.serverHandler,
     );
     server.keepAliveTimeout = l.keepAliveTimeout;
-    // Node re-arms the socket's inactivity timer on every read and write and, with no 'timeout'
-    // listener, destroys the socket when it fires (keep-alive idle time uses keepAliveTimeout).
-    server.timeout = l.sendTimeout;
+    // sendTimeout: a sweep over the connections (connections.ts), not Node's per-socket timer,
+    // which is re-armed on every read and write (keep-alive idle time uses keepAliveTimeout).
+    server.timeout = 0;
     server.maxRequestsPerSocket = l.maxRequestsPerSocket === 0 ? null : l.maxRequestsPerSocket;
     // Requests Node's parser rejects (malformed, too large, too slow) get the application's error body too.
     answerClientErrors(server, this.build().rt!);
     this.httpServer = server;
     this.sockets = trackConnections(server);
+    watchSendTimeout(server, this.sockets, l.sendTimeout);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ port, host, ...socket } as NetListenOptions, () => {

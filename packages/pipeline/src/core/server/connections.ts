@@ -15,6 +15,7 @@
  * sends is read and dropped until it closes, or for at most `LINGER_MS`.
  */
 import type { Server } from 'node:http';
+import type { Server as NetServer } from 'node:net';
 import type { Socket } from 'node:net';
 import { closeLingering } from '../stages/linger.js';
 
@@ -26,6 +27,51 @@ export function trackConnections(server: Server): Set<Socket> {
     socket.once('close', () => sockets.delete(socket));
   });
   return sockets;
+}
+
+/**
+ * `limits.sendTimeout` on an HTTP/1.1 server (plain or TLS) without a timer per request: a
+ * connection with a request in flight on which no byte moved, in either direction, for `timeoutMs`
+ * gets the socket's `timeout` event, which Node's HTTP server answers as it answers its own
+ * inactivity timer (`server.timeout`): `timeout` on the request, the response and the server, and
+ * the socket destroyed when nobody listens. Node's timer is re-armed on every read and write and
+ * re-set at every request of a kept-alive connection, a timer object and several list operations
+ * per request (issue 27's profile: about 800 instructions per request); this sweep looks at each
+ * connection every `timeoutMs / 4` (at most once a second), so a stalled connection is cut between
+ * `timeoutMs` and `timeoutMs` plus one interval after its last byte. In flight: Node has given the
+ * socket a response (`_httpMessage`, set from the request's headers until the response finished).
+ * Progress: `bytesRead + bytesWritten` (bytes the application handed to the socket count, so a
+ * producer that keeps writing keeps the connection; backpressure stops one whose client does not
+ * read). Answers the function that stops the sweep (the server's `close` stops it too).
+ */
+export function watchSendTimeout(server: NetServer, sockets: Set<Socket>, timeoutMs: number): () => void {
+  if (timeoutMs === 0) return () => undefined;
+  const seen = new Map<Socket, { bytes: number; since: number }>();
+  const sweep = (): void => {
+    const now = performance.now();
+    for (const s of sockets) {
+      if (s.destroyed || (s as Socket & { _httpMessage?: unknown })._httpMessage == null) {
+        seen.delete(s);
+        continue;
+      }
+      const bytes = s.bytesRead + s.bytesWritten;
+      const last = seen.get(s);
+      if (last === undefined || last.bytes !== bytes) seen.set(s, { bytes, since: now });
+      else if (now - last.since >= timeoutMs) {
+        last.since = now;
+        s.emit('timeout');
+      }
+    }
+    for (const s of seen.keys()) if (!sockets.has(s)) seen.delete(s);
+  };
+  const timer = setInterval(sweep, Math.max(10, Math.min(1_000, Math.floor(timeoutMs / 4))));
+  timer.unref();
+  const stop = (): void => {
+    clearInterval(timer);
+    seen.clear();
+  };
+  server.once('close', stop);
+  return stop;
 }
 
 /** Sockets with response bytes still in their own buffer (the client is not reading). */

@@ -21,6 +21,7 @@ import {
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
 import type { Socket } from 'node:net';
 import { createSecureContext, type TLSSocket, type TlsOptions } from 'node:tls';
+import { watchSendTimeout } from './connections.js';
 import type { PipelineLimits } from '../internal/defaults.js';
 import { closeLingering } from '../stages/linger.js';
 
@@ -136,9 +137,11 @@ export function createTransport(
       handlers.http1,
     );
     server.keepAliveTimeout = limits.keepAliveTimeout;
-    server.timeout = limits.sendTimeout;
+    // sendTimeout: the sweep of the plain HTTP/1.1 server (connections.ts), not a timer per socket.
+    server.timeout = 0;
     server.maxRequestsPerSocket = limits.maxRequestsPerSocket === 0 ? null : limits.maxRequestsPerSocket;
     track(server, 'secureConnection', sockets);
+    watchSendTimeout(server, sockets, limits.sendTimeout);
     return { kind: 'https', server, sessions, sockets };
   }
   const h2 = http2 === true ? {} : http2;
