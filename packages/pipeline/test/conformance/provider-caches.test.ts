@@ -309,6 +309,8 @@ describe.each(TRANSPORTS)('provider caches (%s)', (transport: Transport) => {
   it('the reader cache is bounded: Content-Types past the per-type cap, or too long, are chosen by a scan', async () => {
     const { send, p } = await open();
     const checksFor = async (contentType: string): Promise<number> => {
+      // Another Content-Type first: the route's own last decision (one entry, below) must not answer.
+      expect((await send(post(DOC, 'other'))).json()).toEqual({ via: 'utf8', text: 'other' });
       const before = readerChecks(p);
       expect((await send(post(contentType, 'again'))).json()).toEqual({ via: 'utf8', text: 'again' });
       return readerChecks(p) - before;
@@ -322,5 +324,18 @@ describe.each(TRANSPORTS)('provider caches (%s)', (transport: Transport) => {
     for (let i = 0; i < n; i++) expect((await send(post(ct(i), `d${i}`))).json()).toEqual({ via: 'utf8', text: `d${i}` });
     expect(await checksFor(ct(0))).toBe(0); // remembered
     expect(await checksFor(ct(n - 1))).toBeGreaterThan(0); // past the cap: scanned, not stored
+  });
+
+  it("a route remembers its last reader decision (one entry): the same Content-Type again asks no reader, even past the cache's cap", async () => {
+    const { send, p } = await open();
+    const ct = (i: number): string => `${DOC}; n=${i}`;
+    const n = MAX_CACHED_MEDIA_TYPES + 4;
+    for (let i = 0; i < n; i++) expect((await send(post(ct(i), `d${i}`))).json()).toEqual({ via: 'utf8', text: `d${i}` });
+    const before = readerChecks(p);
+    expect((await send(post(ct(n - 1), 'again'))).json()).toEqual({ via: 'utf8', text: 'again' });
+    expect(readerChecks(p)).toBe(before);
+    // A different type in between: the decision follows it, then comes back.
+    expect((await send(post(`${DOC}; charset=latin1`, Buffer.from('é', 'latin1')))).json()).toEqual({ via: 'latin1', text: 'é' });
+    expect((await send(post(ct(n - 1), 'back'))).json()).toEqual({ via: 'utf8', text: 'back' });
   });
 });

@@ -178,6 +178,7 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
         validate: compiled.validate,
         negotiated: new Map(),
         writePlan: undefined,
+        readPlan: undefined,
         deadline: mm.deadline ?? meta.deadline ?? input.deadline,
         variesByAccept: false,
         servedWhileClosing: mm.servedWhileClosing === true,

@@ -16,6 +16,7 @@ import type {
 import type { ResourceInfo } from '../context/resource-info.js';
 import type { Exchange } from './exchange.js';
 import type { WritePlan } from './writers.js';
+import type { ReadPlan } from './readers.js';
 import type { ArgumentsValidator } from './param-conversion.js';
 
 /** Response-side chains: the global ones (no match, pre-match abort) or a route's G+B ones. */
@@ -71,6 +72,8 @@ export interface RouteMethod extends ResponseChains {
   readonly negotiated: Map<string, MediaType | null>;
   /** The route's last writer decision (core/stages/write-entity.ts); written at request time. */
   writePlan: WritePlan | undefined;
+  /** The route's last reader decision (internal/readers.ts `readDirect`); written at request time. */
+  readPlan: ReadPlan | undefined;
   /** `@Deadline` of the method or class, or the application's `deadline`; undefined: none. */
   readonly deadline: DeadlineSpec | undefined;
   /**

@@ -60,7 +60,33 @@ export function readerFor(body: BodyProviders, type: TypeToken, mediaType: Media
 export function declaredLength(ctx: ReaderInterceptorContext): number | undefined {
   if (ctx.input !== ctx.request.raw) return undefined;
   const cl = ctx.headers['content-length'];
-  return cl === undefined ? undefined : Number(cl);
+  return cl === undefined ? undefined : contentLengthValue(cl);
+}
+
+/**
+ * `Number(value)` of a `Content-Length` value, reading the usual one (1 to 15 decimal digits, all
+ * that Node's parser lets through) digit by digit: V8's string-to-number conversion of a fresh
+ * string first hashes it to test for an array index, about 300 instructions per request (issue
+ * 27's profile). Anything else goes through `Number`, so the result is the same for every string.
+ */
+export function contentLengthValue(value: string): number {
+  const n = value.length;
+  if (n === 0 || n > 15) return Number(value);
+  let v = 0;
+  for (let i = 0; i < n; i++) {
+    const d = value.charCodeAt(i) - 48;
+    if (d < 0 || d > 9) return Number(value);
+    v = v * 10 + d;
+  }
+  return v;
+}
+
+/** A route's last reader decision (the `writePlan` of the reading side): the same type and parsed media type give the same reader. */
+export interface ReadPlan {
+  readonly type: TypeToken;
+  /** The parsed `Content-Type` (parseMediaType answers the same frozen object for the same value). */
+  readonly mediaType: MediaType | undefined;
+  readonly reader: MessageBodyReader;
 }
 
 /**
@@ -69,16 +95,31 @@ export function declaredLength(ctx: ReaderInterceptorContext): number | undefine
  * object (one allocation fewer per request when a route has no reader interceptor).
  */
 export function readDirect(ex: Exchange, type: TypeToken, mediaType: MediaType | undefined): Promise<unknown> {
-  const reader = selectReader(ex.rt.body, type, mediaType);
+  const reader = routeReader(ex, type, mediaType);
   if (ex.trace !== undefined) ex.trace.push(`reader:${nameOf(reader)}`);
   const cl = ex.headers['content-length'];
   const r = reader.readFrom(type, mediaType, ex.raw, {
     request: ex,
     headers: ex.headers,
     limit: ex.rt.limits.bodyLimit,
-    contentLength: cl === undefined ? undefined : Number(cl),
+    contentLength: cl === undefined ? undefined : contentLengthValue(cl),
   });
   return r instanceof Promise ? r : Promise.resolve(r);
+}
+
+/**
+ * {@link selectReader} remembered per route for the last (type, parsed media type): the usual
+ * request skips the cache's three hash lookups. The choice is a function of the two (readers are
+ * fixed at build), so the remembered one is the one the cache would give.
+ */
+function routeReader(ex: Exchange, type: TypeToken, mediaType: MediaType | undefined): MessageBodyReader {
+  const route = ex.route;
+  if (route === undefined) return selectReader(ex.rt.body, type, mediaType);
+  const plan = route.readPlan;
+  if (plan !== undefined && plan.type === type && plan.mediaType === mediaType) return plan.reader;
+  const reader = selectReader(ex.rt.body, type, mediaType);
+  route.readPlan = { type, mediaType, reader };
+  return reader;
 }
 
 export class ReadCtx implements ReaderInterceptorContext {
