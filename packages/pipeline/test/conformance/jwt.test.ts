@@ -20,7 +20,9 @@ import {
   RolesAllowed,
   RolesAllowedFeature,
   SecurityContext,
+  type JwtAuthOptions,
   type JwtPrincipal,
+  type RolesAllowedFeatureOptions,
 } from '../../src/index.js';
 import { serveForSuite, TRANSPORTS } from '../helpers/transports.js';
 import { b64, keyFor, signJwt } from '../helpers/jwt-tokens.js';
@@ -53,6 +55,10 @@ const claims = (extra: object = {}) => ({
 });
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
+/** The application most suites serve: Reports behind one JwtAuthFilter, @RolesAllowed enforced. */
+const jwtApp = (options: JwtAuthOptions, roles: RolesAllowedFeatureOptions = {}): Application =>
+  new Application({ resources: [Reports], providers: [new JwtAuthFilter(options), new RolesAllowedFeature(roles)] });
+
 let keyServer: Server;
 let jwksUrl = '';
 let keysUp = true;
@@ -71,23 +77,18 @@ afterAll(async () => {
 });
 
 describe.each(TRANSPORTS)('JwtAuthFilter (%s)', (transport) => {
-  const send = serveForSuite(
-    transport,
-    () =>
-      new Application({
-        resources: [Reports],
-        providers: [
-          new JwtAuthFilter({
-            algorithms: ['RS256', 'ES256'],
-            keys: [{ ...rsa.verifying.export({ format: 'jwk' }), kid: 'rsa-1' }],
-            jwksUrl,
-            issuer: 'https://id.test',
-            audience: 'reports',
-            realm: 'reports',
-          }),
-          new RolesAllowedFeature({ challenge: 'Bearer realm="reports"' }),
-        ],
-      }),
+  const send = serveForSuite(transport, () =>
+    jwtApp(
+      {
+        algorithms: ['RS256', 'ES256'],
+        keys: [{ ...rsa.verifying.export({ format: 'jwk' }), kid: 'rsa-1' }],
+        jwksUrl,
+        issuer: 'https://id.test',
+        audience: 'reports',
+        realm: 'reports',
+      },
+      { challenge: 'Bearer realm="reports"' },
+    ),
   );
 
   it('a valid token fills the security context: principal from sub, roles, every claim', async () => {
@@ -159,23 +160,15 @@ describe.each(TRANSPORTS)('JwtAuthFilter (%s)', (transport) => {
 });
 
 describe.each(TRANSPORTS)('JwtAuthFilter options (%s)', (transport) => {
-  const send = serveForSuite(
-    transport,
-    () =>
-      new Application({
-        resources: [Reports],
-        providers: [
-          new JwtAuthFilter({
-            algorithms: ['ES256'],
-            jwksUrl: jwksUrl.replace('/jwks', '/down'),
-            jwks: { timeoutMs: 2000 },
-            required: true,
-            principalClaim: 'email',
-            roles: { claim: 'scope', format: 'space-separated' },
-          }),
-          new RolesAllowedFeature(),
-        ],
-      }),
+  const send = serveForSuite(transport, () =>
+    jwtApp({
+      algorithms: ['ES256'],
+      jwksUrl: jwksUrl.replace('/jwks', '/down'),
+      jwks: { timeoutMs: 2000 },
+      required: true,
+      principalClaim: 'email',
+      roles: { claim: 'scope', format: 'space-separated' },
+    }),
   );
 
   it('required: a request without a token is 401 Bearer at once, with the error body', async () => {
@@ -200,21 +193,8 @@ describe.each(TRANSPORTS)('JwtAuthFilter options (%s)', (transport) => {
 });
 
 describe.each(TRANSPORTS)('JwtAuthFilter with scope and a custom principal claim (%s)', (transport) => {
-  const send = serveForSuite(
-    transport,
-    () =>
-      new Application({
-        resources: [Reports],
-        providers: [
-          new JwtAuthFilter({
-            algorithms: ['ES256'],
-            jwksUrl,
-            principalClaim: 'email',
-            roles: { claim: 'scope', format: 'space-separated' },
-          }),
-          new RolesAllowedFeature(),
-        ],
-      }),
+  const send = serveForSuite(transport, () =>
+    jwtApp({ algorithms: ['ES256'], jwksUrl, principalClaim: 'email', roles: { claim: 'scope', format: 'space-separated' } }),
   );
 
   it('reads the principal from email and the roles from a space-separated scope', async () => {
@@ -271,14 +251,7 @@ describe.each(TRANSPORTS)('JwtAuthFilter with a key set that hangs (%s)', (trans
     hanging.closeAllConnections();
     await new Promise((r) => hanging.close(r));
   });
-  const send = serveForSuite(
-    transport,
-    () =>
-      new Application({
-        resources: [Reports],
-        providers: [new JwtAuthFilter({ algorithms: ['ES256'], jwksUrl: url, jwks: { timeoutMs: 300 } }), new RolesAllowedFeature()],
-      }),
-  );
+  const send = serveForSuite(transport, () => jwtApp({ algorithms: ['ES256'], jwksUrl: url, jwks: { timeoutMs: 300 } }));
 
   it('the request gets 503 at the fetch deadline instead of waiting', async () => {
     const started = performance.now();
@@ -290,20 +263,12 @@ describe.each(TRANSPORTS)('JwtAuthFilter with a key set that hangs (%s)', (trans
 });
 
 describe.each(TRANSPORTS)('JwtAuthFilter with failed-authentication limits (%s)', (transport) => {
-  const send = serveForSuite(
-    transport,
-    () =>
-      new Application({
-        resources: [Reports],
-        providers: [
-          new JwtAuthFilter({
-            algorithms: ['RS256'],
-            keys: [{ ...rsa.verifying.export({ format: 'jwk' }), kid: 'rsa-1' }],
-            failedAuth: new FailedAuthLimiter({ limit: 2, windowMs: 60_000 }),
-          }),
-          new RolesAllowedFeature(),
-        ],
-      }),
+  const send = serveForSuite(transport, () =>
+    jwtApp({
+      algorithms: ['RS256'],
+      keys: [{ ...rsa.verifying.export({ format: 'jwk' }), kid: 'rsa-1' }],
+      failedAuth: new FailedAuthLimiter({ limit: 2, windowMs: 60_000 }),
+    }),
   );
 
   it('counts tokens that do not verify per address and refuses the address with 429 before verifying once it is over', async () => {

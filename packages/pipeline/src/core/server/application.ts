@@ -497,9 +497,20 @@ export class Application {
     return this.closing;
   }
 
-  /** Runs one request through the whole pipeline in-process, no socket. */
+  /**
+   * Runs one request through the whole pipeline in-process, no socket (builds on first use). It
+   * reports every failure through the promise, never by throwing: a misconfigured application
+   * rejects with the error {@link build} throws (e.g. `ModelValidationError`, `PIPELINE_MODEL_INVALID`),
+   * so `await app.inject(...)` and `.catch()` see it (docs/testing.md).
+   */
   inject(request: InjectRequest | string): Promise<InjectResponse> {
-    return injectRequest(this.handler, typeof request === 'string' ? { url: request } : request);
+    // A try block costs nothing when nothing throws: the success path stays one promise, no
+    // extra microtask (the in-process transport runs in the benchmarks).
+    try {
+      return injectRequest(this.handler, typeof request === 'string' ? { url: request } : request);
+    } catch (e) {
+      return Promise.reject(e);
+    }
   }
 }
 
