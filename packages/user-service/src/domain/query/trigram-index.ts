@@ -47,9 +47,6 @@ function eachGram(text: string, visit: (key: number, a: number, b: number) => vo
   }
 }
 
-/** Steps a posting list walks forward one id at a time before it seeks (see `intersect`). */
-const LINEAR_STEPS = 8;
-
 /** Users per step of {@link TrigramIndex.build}. */
 const BUILD_STEP = 2048;
 
@@ -68,6 +65,134 @@ interface GramList {
   readonly a: number;
   readonly b: number;
   readonly ids: number[];
+}
+
+/** The posting list of the trigram at position `at` of a needle. */
+interface Gram {
+  readonly list: SortedBlocks<number>;
+  readonly at: number;
+}
+
+/**
+ * The lists of a needle's distinct trigrams in the order {@link intersect} should test them: the
+ * shortest first (it drives the walk), then, shortest first, each list whose trigram shares no
+ * character position with one already chosen, then the rest, shortest first.
+ *
+ * Why: trigrams that overlap in the needle are not independent. In 10^6 emails `user123456.`,
+ * `123` and `234` each hold ~7 000 users and ~1 000 hold both (every `1234`), while `123` and
+ * `456` share ~50, as two independent 0.7 % samples would. Testing a disjoint list second
+ * rejects most candidates with one probe each; the overlapping ones then see a handful.
+ */
+function probeOrder(grams: Gram[]): SortedBlocks<number>[] {
+  const rest = [...grams].sort((a, b) => a.list.size - b.list.size);
+  const chosen = rest.splice(0, 1);
+  for (;;) {
+    const next = rest.findIndex((gram) => chosen.every((taken) => Math.abs(taken.at - gram.at) >= 3));
+    if (next < 0) break;
+    chosen.push(...rest.splice(next, 1));
+  }
+  return [...chosen, ...rest].map((gram) => gram.list);
+}
+
+/** A posting list being probed: its blocks ({@link SortedBlocks.blockView}), block `b`, id `i`. */
+interface Probe {
+  readonly blocks: readonly (readonly number[])[];
+  block: readonly number[];
+  b: number;
+  i: number;
+}
+
+const PAST_END: readonly number[] = [];
+
+/**
+ * Moves `probe` forward to its first id `>= id` and returns that id, or -1 (and leaves the probe
+ * past its end) when there is none. Gallops (doubling steps, then a binary search), first over
+ * the blocks by their last id, then inside one block: the cost grows with the log of the distance
+ * skipped, so a probe into a list of 10^6 ids costs a few steps, not one per id passed.
+ */
+function seekFrom(probe: Probe, id: number): number {
+  const blocks = probe.blocks;
+  let b = probe.b;
+  let block = probe.block;
+  let lo = probe.i;
+  if (lastOf(block) < id) {
+    let first = b + 1;
+    let end = first;
+    for (let step = 1; end < blocks.length && lastOf(blocks[end] as readonly number[]) < id; step <<= 1) {
+      first = end + 1;
+      end = first + step;
+    }
+    if (end > blocks.length) end = blocks.length;
+    while (first < end) {
+      const mid = (first + end) >>> 1;
+      if (lastOf(blocks[mid] as readonly number[]) < id) first = mid + 1;
+      else end = mid;
+    }
+    if (first === blocks.length) {
+      probe.b = first;
+      probe.block = PAST_END;
+      probe.i = 0;
+      return -1;
+    }
+    b = first;
+    block = blocks[b] as readonly number[];
+    lo = 0;
+  }
+  // Here the block's last id is >= id: the search inside it ends on an id.
+  let hi = lo;
+  for (let step = 1; (block[hi] as number) < id; step <<= 1) {
+    lo = hi + 1;
+    hi = Math.min(hi + step, block.length - 1);
+  }
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((block[mid] as number) < id) lo = mid + 1;
+    else hi = mid;
+  }
+  probe.b = b;
+  probe.block = block;
+  probe.i = lo;
+  return block[lo] as number;
+}
+
+/** The last id of a non-empty block. */
+function lastOf(block: readonly number[]): number {
+  return block[block.length - 1] as number;
+}
+
+/**
+ * Up to `limit` ids of `lists[0]`, ascending, that every other list holds and `contains` confirms.
+ * The first list drives the walk; each candidate is probed in the others in order and dropped at
+ * the first that lacks it ({@link probeOrder} puts the most selective second). No cursor objects,
+ * closures or seeks from the start: the walk reads the block arrays directly.
+ */
+function intersect(lists: readonly SortedBlocks<number>[], limit: number, contains: (id: number) => boolean): number[] {
+  const out: number[] = [];
+  const [lead, ...others] = lists;
+  if (lead === undefined || limit <= 0) return out;
+  const probes: Probe[] = others.map((list) => {
+    const blocks = list.blockView();
+    return { blocks, block: blocks[0] ?? PAST_END, b: 0, i: 0 };
+  });
+  const count = probes.length;
+  for (const block of lead.blockView()) {
+    for (let k = 0; k < block.length; k++) {
+      const id = block[k] as number;
+      let p = 0;
+      for (; p < count; p++) {
+        const probe = probes[p] as Probe;
+        let at = probe.block[probe.i];
+        if (at === undefined) return out; // that list is exhausted: no more matches
+        if (at < id && (at = seekFrom(probe, id)) < 0) return out;
+        if (at !== id) break;
+      }
+      if (p === count && contains(id)) {
+        out.push(id);
+        if (out.length >= limit) return out;
+      }
+    }
+  }
+  return out;
 }
 
 /** One posting list being walked. */
@@ -176,42 +301,14 @@ export class TrigramIndex {
       const key = prefixKey(needle.charCodeAt(0), needle.length === 2 ? needle.charCodeAt(1) : undefined);
       return this.union([...(this.prefixes.get(key) ?? [])], limit);
     }
-    const lists: SortedBlocks<number>[] = [];
     // Only the needle's whole trigrams: its padded end is not a constraint on the email.
-    for (let i = 0; i + 2 < needle.length; i++) {
-      const list = this.postings.get(gramKey(needle.charCodeAt(i), needle.charCodeAt(i + 1), needle.charCodeAt(i + 2)));
+    const grams: Gram[] = [];
+    for (let at = 0; at + 2 < needle.length; at++) {
+      const list = this.postings.get(gramKey(needle.charCodeAt(at), needle.charCodeAt(at + 1), needle.charCodeAt(at + 2)));
       if (list === undefined) return [];
-      if (!lists.includes(list)) lists.push(list);
+      if (!grams.some((gram) => gram.list === list)) grams.push({ list, at });
     }
-    lists.sort((a, b) => a.size - b.size);
-    return this.intersect(lists, limit, contains);
-  }
-
-  /** Ids of the smallest list that every other list holds and `contains` confirms. */
-  private intersect(lists: SortedBlocks<number>[], limit: number, contains: (id: number) => boolean): number[] {
-    const walks: Walk[] = lists.map((list) => ({ list, cursor: { b: 0, i: 0 } }));
-    const [lead, ...others] = walks as [Walk, ...Walk[]];
-    const out: number[] = [];
-    candidates: for (let id = lead.list.get(lead.cursor); id !== undefined && out.length < limit; id = lead.list.get(lead.cursor)) {
-      lead.list.advance(lead.cursor);
-      for (const walk of others) {
-        let other = walk.list.get(walk.cursor);
-        // Lists of similar length (`456` and `345` in 10^6 emails) meet every few ids: a few plain
-        // steps (no closure, no allocation) before falling back to a binary search.
-        for (let step = 0; other !== undefined && other < id && step < LINEAR_STEPS; step++) {
-          walk.list.advance(walk.cursor);
-          other = walk.list.get(walk.cursor);
-        }
-        if (other !== undefined && other < id) {
-          walk.cursor = walk.list.seek((x) => x < id);
-          other = walk.list.get(walk.cursor);
-        }
-        if (other === undefined) break candidates; // that list is exhausted: no more matches
-        if (other !== id) continue candidates;
-      }
-      if (contains(id)) out.push(id);
-    }
-    return out;
+    return intersect(probeOrder(grams), limit, contains);
   }
 
   /** The first `limit` distinct ids of the union of the lists of `grams`, ascending (k-way merge). */
