@@ -109,4 +109,17 @@ describe('TrigramIndex', () => {
     expect(index.search('9912', 10, all)).toEqual([5]);
     expect(index.search('9', 10, all)).toEqual([5]);
   });
+
+  it('confirms every candidate when the lists it skips (those of most users) would have rejected some', () => {
+    const emails = ['user1@x.io', 'user2@x.io', 'user3@x.io', 'xer1@x.io'];
+    const index = TrigramIndex.of(emails.map((email, i) => ({ id: i + 1, email })));
+    const exact = (needle: string) => (id: number) => (emails[id - 1] as string).includes(needle);
+    // `ser` holds 3 of 4 users and is not probed; `er1` leads; the substring test drops `xer1@`.
+    expect(index.search('ser1@', 10, exact('ser1@'))).toEqual([1]);
+    expect(index.search('ser1@', 10, () => true)).toEqual([1, 4]);
+    // A remove of an id never indexed changes neither answers nor the yardstick.
+    index.remove(42, 'user42@x.io');
+    expect(index.search('ser1@', 10, exact('ser1@'))).toEqual([1]);
+    expect(index.search('user', 10, exact('user'))).toEqual([1, 2, 3]);
+  });
 });
