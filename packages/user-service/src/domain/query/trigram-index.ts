@@ -113,12 +113,12 @@ interface Gram {
  * but the first, that hold more than half of the `users` indexed.
  *
  * Why: trigrams that overlap in the needle are not independent. In 10^6 emails `user123456.`,
- * `123` and `234` each hold ~7 000 users and ~1 000 hold both (every `1234`), while `123` and
- * `456` share ~50, as two independent 0.7 % samples would. Testing a disjoint list second
+ * `123` and `234` each hold ~7 000 users and ~500 hold both (nearly every one a `1234`), while
+ * `123` and `456` share ~30, fewer than two independent 0.7 % samples would. Testing a disjoint list second
  * rejects most candidates with one probe each; the overlapping ones then see a handful. A list
  * of most users (`use` and `ser` of every `user<n>`) rejects fewer candidates than half, each at
  * the cost of a seek far into a long list (cache misses); the substring test that confirms every
- * candidate anyway is cheaper (in-process at 10^6 users, `user<n>.` 33 -> 23 us).
+ * candidate anyway is cheaper (in-process at 10^6 users, `user<n>.` 33 -> 23-26 us).
  */
 function probeOrder(grams: Gram[], users: number): SortedBlocks<number>[] {
   const rest = [...grams].sort((a, b) => a.list.size - b.list.size);
