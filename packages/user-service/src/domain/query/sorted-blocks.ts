@@ -117,6 +117,14 @@ export class SortedBlocks<T> {
     return this.positionOf(this.seek(before));
   }
 
+  /**
+   * The blocks themselves, in order, each non-empty and sorted, for read loops too tight for a
+   * cursor (the trigram index's galloping intersection). Read-only, and stale after any write.
+   */
+  blockView(): readonly (readonly T[])[] {
+    return this.blocks;
+  }
+
   /** The item under `cursor`, or undefined past the end. */
   get(cursor: BlockCursor): T | undefined {
     return this.blocks[cursor.b]?.[cursor.i];
