@@ -5,8 +5,6 @@ import { BadRequestError } from '../core/http/errors.js';
 import { BodyErrorCode, clientAborted, lengthMismatch, streamError, tooLarge } from './body-errors.js';
 
 const EMPTY = Buffer.alloc(0);
-/** EventEmitter's `on`, for the events `Readable.prototype.on` does not treat specially. */
-const addListener = EventEmitter.prototype.on;
 const noop = (): void => {};
 
 /**
@@ -157,8 +155,8 @@ function readIncoming<T>(
     // 'end' and 'close' straight through EventEmitter's: `Readable.prototype.on` adds nothing for
     // them but a wrapper whose property reads see every stream class of the process (megamorphic
     // loads, about 300 instructions per listener in issue 27's profile).
-    addListener.call(input, 'end', onEnd);
-    addListener.call(input, 'close', onClose);
+    EventEmitter.prototype.on.call(input, 'end', onEnd);
+    EventEmitter.prototype.on.call(input, 'close', onClose);
   });
 }
 
