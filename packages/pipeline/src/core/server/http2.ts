@@ -109,7 +109,7 @@ export function checkTransportOptions(tls: TlsListenOptions | undefined, http2: 
  * - `maxHeaderSize` → SETTINGS_MAX_HEADER_LIST_SIZE on HTTP/2 (a larger header block resets the
  *   stream), `maxHeaderSize` of the HTTP/1.1 parser otherwise;
  * - `sendTimeout` → the session's inactivity timeout (no frame in either direction: the session
- *   is destroyed) on HTTP/2, the socket's on HTTP/1.1;
+ *   is destroyed) on HTTP/2; on HTTP/1.1 the sweep of connections.ts `watchSendTimeout`;
  * - `headersTimeout`, `requestTimeout`, `keepAliveTimeout` → HTTP/1.1 connections only (HTTP/2
  *   has no per-request header phase in Node; an idle session ends at `sendTimeout`);
  * - `maxRequestsPerSocket` → on HTTP/2, GOAWAY once a session has opened that many streams (the
