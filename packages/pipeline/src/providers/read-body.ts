@@ -96,53 +96,29 @@ function readIncoming<T>(
   convert: (bytes: Buffer) => T,
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let first: Buffer | undefined;
-    let chunks: Buffer[] | undefined;
-    let received = 0;
+    const body = new BodyBytes(limit);
     let settled = false;
 
     const fail = (err: Error): void => {
       settled = true;
-      first = undefined;
-      chunks = undefined;
+      body.drop();
       input.removeListener('data', onData);
       input.removeListener('end', onEnd);
       reject(err);
     };
     function onData(chunk: unknown): void {
       if (settled) return;
-      const buf = toBuffer(chunk);
-      if (buf === undefined) {
-        input.pause();
-        fail(streamError(new TypeError(`Body chunks must be bytes or strings, got ${typeof chunk}`)));
-        return;
-      }
-      received += buf.length;
-      if (received > limit) {
+      const err = body.add(chunk);
+      if (err !== undefined) {
         // Removing the 'data' listener does not stop a flowing stream: pause it explicitly.
         input.pause();
-        fail(tooLarge(limit));
-        return;
+        fail(err);
       }
-      if (first === undefined) first = buf;
-      else if (chunks === undefined) chunks = [first, buf];
-      else chunks.push(buf);
     }
     function onEnd(): void {
       if (settled) return;
       settled = true;
-      const bytes = chunks !== undefined ? Buffer.concat(chunks, received) : (first ?? EMPTY);
-      first = undefined;
-      chunks = undefined;
-      if (contentLength !== undefined && received !== contentLength) {
-        reject(lengthMismatch(received, contentLength));
-        return;
-      }
-      try {
-        resolve(convert(bytes));
-      } catch (e) {
-        reject(e);
-      }
+      settleBody(body, contentLength, convert, resolve, reject);
     }
     // 'close' without 'end': destroyed (reset, timeout, destroy(err)); it will never end.
     function onClose(): void {
@@ -163,9 +139,7 @@ function readIncoming<T>(
 /** Any other stream (HTTP/2, a decoding interceptor's, a client response, a test's): five listeners, removed when done. */
 function readStream<T>(input: Readable, limit: number, contentLength: number | undefined, convert: (bytes: Buffer) => T): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    let first: Buffer | undefined;
-    let chunks: Buffer[] | undefined;
-    let received = 0;
+    const body = new BodyBytes(limit);
 
     const cleanup = (): void => {
       input.removeListener('data', onData);
@@ -176,38 +150,21 @@ function readStream<T>(input: Readable, limit: number, contentLength: number | u
     };
     const fail = (err: Error): void => {
       cleanup();
+      body.drop();
       input.on('error', noop);
       reject(err);
     };
     function onData(chunk: unknown): void {
-      const buf = toBuffer(chunk);
-      if (buf === undefined) {
-        input.pause();
-        fail(streamError(new TypeError(`Body chunks must be bytes or strings, got ${typeof chunk}`)));
-        return;
-      }
-      received += buf.length;
-      if (received > limit) {
+      const err = body.add(chunk);
+      if (err !== undefined) {
         // Removing the 'data' listener does not stop a flowing stream: pause it explicitly.
         input.pause();
-        fail(tooLarge(limit));
-        return;
+        fail(err);
       }
-      if (first === undefined) first = buf;
-      else if (chunks === undefined) chunks = [first, buf];
-      else chunks.push(buf);
     }
     function onEnd(): void {
       cleanup();
-      if (contentLength !== undefined && received !== contentLength) {
-        reject(lengthMismatch(received, contentLength));
-        return;
-      }
-      try {
-        resolve(convert(chunks !== undefined ? Buffer.concat(chunks, received) : (first ?? EMPTY)));
-      } catch (e) {
-        reject(e);
-      }
+      settleBody(body, contentLength, convert, resolve, reject);
     }
     function onError(err: unknown): void {
       fail(streamError(err));
@@ -227,6 +184,64 @@ function readStream<T>(input: Readable, limit: number, contentLength: number | u
     input.on('aborted', onAborted);
     input.on('close', onClose);
   });
+}
+
+/**
+ * A body's bytes as its chunks arrive, up to `limit` bytes: one chunk is kept as it is (most JSON
+ * bodies fit in one TCP read, no `Buffer.concat` copy), more are concatenated once at the end.
+ */
+class BodyBytes {
+  /** Bytes added so far (counted also past the limit, for the 413 decision). */
+  received = 0;
+  private first: Buffer | undefined = undefined;
+  private chunks: Buffer[] | undefined = undefined;
+
+  constructor(private readonly limit: number) {}
+
+  /** Adds a 'data' chunk; answers the error to fail with (a chunk that is not bytes, the limit crossed), else undefined. */
+  add(chunk: unknown): Error | undefined {
+    const buf = toBuffer(chunk);
+    if (buf === undefined) return streamError(new TypeError(`Body chunks must be bytes or strings, got ${typeof chunk}`));
+    this.received += buf.length;
+    if (this.received > this.limit) return tooLarge(this.limit);
+    if (this.first === undefined) this.first = buf;
+    else if (this.chunks === undefined) this.chunks = [this.first, buf];
+    else this.chunks.push(buf);
+    return undefined;
+  }
+
+  /** Everything added, as one Buffer; the chunks are let go. */
+  take(): Buffer {
+    const bytes = this.chunks !== undefined ? Buffer.concat(this.chunks, this.received) : (this.first ?? EMPTY);
+    this.drop();
+    return bytes;
+  }
+
+  /** Lets the chunks go (a failed read keeps nothing). */
+  drop(): void {
+    this.first = undefined;
+    this.chunks = undefined;
+  }
+}
+
+/** The end of a read: 400 when the byte count differs from the declared `Content-Length`, else `convert`'s value (a throw rejects). */
+function settleBody<T>(
+  body: BodyBytes,
+  contentLength: number | undefined,
+  convert: (bytes: Buffer) => T,
+  resolve: (value: T) => void,
+  reject: (reason: unknown) => void,
+): void {
+  const bytes = body.take();
+  if (contentLength !== undefined && body.received !== contentLength) {
+    reject(lengthMismatch(body.received, contentLength));
+    return;
+  }
+  try {
+    resolve(convert(bytes));
+  } catch (e) {
+    reject(e);
+  }
 }
 
 /**
