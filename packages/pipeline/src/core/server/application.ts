@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo, ListenOptions as NetListenOptions, Socket } from 'node:net';
+import type { AddressInfo, ListenOptions as NetListenOptions } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
 import type { NameBindingDecorator } from '../context/resource-info.js';
 import { validateBasePath } from '../context/base-path.js';
@@ -7,7 +7,7 @@ import { defaultProviders } from '../../providers/index.js';
 import { JsonOptions } from '../../providers/json.js';
 import { buildModel, type Registration, type RegistrationOptions } from '../build/build.js';
 import { answerClientErrors } from './client-error.js';
-import { cutQuiet, halfClosed, sparingFlushing, trackConnections, watchSendTimeout } from './connections.js';
+import { Connections, cutQuiet, halfClosed, sparingFlushing, watchSendTimeout } from './connections.js';
 import { resolveLimits, type PipelineLimits } from '../internal/defaults.js';
 import { channels } from '../internal/diagnostics.js';
 import type { Exchange } from '../internal/exchange.js';
@@ -171,7 +171,7 @@ export class Application {
   private routesBuilt: RouteMethod[] = [];
   private httpServer: Server | undefined;
   private transport: Transport | undefined;
-  private sockets: Set<Socket> = new Set();
+  private connections = new Connections();
   private closing: Promise<CloseResult> | undefined;
   readonly limits: PipelineLimits;
   /** The `basePath` option (`@ApplicationPath`), validated; undefined for the root. */
@@ -376,8 +376,8 @@ export class Application {
     // Requests Node's parser rejects (malformed, too large, too slow) get the application's error body too.
     answerClientErrors(server, this.build().rt!);
     this.httpServer = server;
-    this.sockets = trackConnections(server);
-    watchSendTimeout(server, this.sockets, l.sendTimeout);
+    this.connections = new Connections().track(server, 'connection');
+    watchSendTimeout(server, this.connections, l.sendTimeout);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen({ port, host, ...socket } as NetListenOptions, () => {
@@ -404,7 +404,7 @@ export class Application {
     this.transport = transport;
     if (transport.kind === 'https') {
       this.httpServer = transport.server as Server;
-      this.sockets = transport.sockets;
+      this.connections = transport.connections;
     }
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -442,7 +442,7 @@ export class Application {
     // Long-lived responses (event streams) end now instead of holding the close until its deadline.
     runClosingHooks(rt);
     const server = this.httpServer;
-    const sockets = this.sockets;
+    const connections = this.connections;
     const transport = this.transport;
     if (transport !== undefined && transport.kind !== 'https') {
       this.closing = closeHttp2(transport, rt, deadlineMs);
@@ -463,7 +463,7 @@ export class Application {
           resolve({ drained: false, cutConnections: 0 });
           return;
         }
-        cutConnections = sockets.size;
+        cutConnections = connections.open().size;
         server.closeAllConnections();
       }, deadlineMs);
       // Only our server's timer may let the process exit early; without one, the timer is what
@@ -477,7 +477,7 @@ export class Application {
         return;
       }
       // server.close() also reaps idle connections (Node 19+): spare those still flushing.
-      sparingFlushing(server, sockets, () =>
+      sparingFlushing(server, connections, () =>
         server.close(() => {
           clearTimeout(timer);
           clearTimeout(linger);
@@ -489,8 +489,8 @@ export class Application {
       // responses a moment to flush, then cut those with nothing left to send.
       let linger: NodeJS.Timeout | undefined;
       void idle.then(() => {
-        sparingFlushing(server, sockets, () => server.closeIdleConnections());
-        linger = setTimeout(() => cutQuiet(sockets), Math.min(IDLE_LINGER_MS, deadlineMs));
+        sparingFlushing(server, connections, () => server.closeIdleConnections());
+        linger = setTimeout(() => cutQuiet(connections), Math.min(IDLE_LINGER_MS, deadlineMs));
         linger.unref();
       });
     });

@@ -5,7 +5,6 @@
  * clear text with prior knowledge (h2c, RFC 9113 §3.3: `http2.createServer()`, no HTTP/1.1 on that
  * port). The application's limits map to each server's own settings here, once, at start-up.
  */
-import type { EventEmitter } from 'node:events';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   createSecureServer,
@@ -19,9 +18,8 @@ import {
   type ServerOptions as Http2ServerOptions,
 } from 'node:http2';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { Socket } from 'node:net';
 import { createSecureContext, type TLSSocket, type TlsOptions } from 'node:tls';
-import { watchSendTimeout } from './connections.js';
+import { Connections, watchSendTimeout } from './connections.js';
 import type { PipelineLimits } from '../internal/defaults.js';
 import { closeLingering } from '../stages/linger.js';
 
@@ -59,7 +57,7 @@ export interface Transport {
   /** Open HTTP/2 sessions (empty for `https`). */
   readonly sessions: Set<ServerHttp2Session>;
   /** Every open connection: TLS sockets (`https`, `h2`) or TCP sockets (`h2c`). */
-  readonly sockets: Set<Socket>;
+  readonly connections: Connections;
 }
 
 /** The listeners a transport dispatches to: HTTP/1.1 requests, and HTTP/2 streams (compatibility API). */
@@ -122,7 +120,7 @@ export function createTransport(
   handlers: TransportHandlers,
 ): Transport {
   const sessions = new Set<ServerHttp2Session>();
-  const sockets = new Set<Socket>();
+  const connections = new Connections();
   if (http2 === undefined || http2 === false) {
     const server = createHttpsServer(
       {
@@ -140,9 +138,9 @@ export function createTransport(
     // sendTimeout: the sweep of the plain HTTP/1.1 server (connections.ts), not a timer per socket.
     server.timeout = 0;
     server.maxRequestsPerSocket = limits.maxRequestsPerSocket === 0 ? null : limits.maxRequestsPerSocket;
-    track(server, 'secureConnection', sockets);
-    watchSendTimeout(server, sockets, limits.sendTimeout);
-    return { kind: 'https', server, sessions, sockets };
+    connections.track(server, 'secureConnection');
+    watchSendTimeout(server, connections, limits.sendTimeout);
+    return { kind: 'https', server, sessions, connections };
   }
   const h2 = http2 === true ? {} : http2;
   const options: Http2ServerOptions = {
@@ -180,11 +178,11 @@ export function createTransport(
       keepAliveTimeout: limits.keepAliveTimeout,
       maxRequestsPerSocket: limits.maxRequestsPerSocket === 0 ? null : limits.maxRequestsPerSocket,
     });
-    track(server, 'secureConnection', sockets);
+    connections.track(server, 'secureConnection');
   } else {
     server = createH2cServer(options, listener);
     kind = 'h2c';
-    track(server, 'connection', sockets);
+    connections.track(server, 'connection');
   }
   server.setTimeout(limits.sendTimeout);
   const perSession = limits.maxRequestsPerSocket;
@@ -193,7 +191,7 @@ export function createTransport(
     session.once('close', () => sessions.delete(session));
     if (perSession > 0) goAwayAfter(session, perSession);
   });
-  return { kind, server, sessions, sockets };
+  return { kind, server, sessions, connections };
 }
 
 /** After `max` streams, GOAWAY: the open ones finish, the client opens a new connection for more. */
@@ -201,13 +199,6 @@ function goAwayAfter(session: ServerHttp2Session, max: number): void {
   let streams = 0;
   session.on('stream', () => {
     if (++streams === max) session.close();
-  });
-}
-
-function track(server: EventEmitter, event: 'connection' | 'secureConnection', sockets: Set<Socket>): void {
-  server.on(event, (socket: Socket | TLSSocket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
   });
 }
 
@@ -222,7 +213,7 @@ export function goAwayAll(transport: Transport): void {
 
 /** Closes the HTTP/1.1 fallback connections that have nothing left to write (no response under way). */
 export function closeQuietHttp1(transport: Transport): void {
-  for (const socket of transport.sockets) {
+  for (const socket of transport.connections.open()) {
     if ((socket as TLSSocket).alpnProtocol === 'h2' || transport.kind === 'h2c') continue;
     if (socket.writableLength === 0) closeLingering(socket);
   }
@@ -230,8 +221,9 @@ export function closeQuietHttp1(transport: Transport): void {
 
 /** At the close deadline: every connection is cut (streams still open are reset with it). */
 export function cutAll(transport: Transport): number {
-  const cut = transport.sockets.size;
+  const open = transport.connections.open();
+  const cut = open.size;
   for (const session of transport.sessions) session.destroy();
-  for (const socket of transport.sockets) socket.destroy();
+  for (const socket of open) socket.destroy();
   return cut;
 }
