@@ -6,19 +6,18 @@
  * port). The application's limits map to each server's own settings here, once, at start-up.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import {
-  createSecureServer,
-  createServer as createH2cServer,
-  type Http2SecureServer,
-  type Http2Server,
-  type Http2ServerRequest,
-  type Http2ServerResponse,
-  type SecureServerOptions,
-  type ServerHttp2Session,
-  type ServerOptions as Http2ServerOptions,
+import type {
+  Http2SecureServer,
+  Http2Server,
+  Http2ServerRequest,
+  Http2ServerResponse,
+  SecureServerOptions,
+  ServerHttp2Session,
+  ServerOptions as Http2ServerOptions,
 } from 'node:http2';
-import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import { createSecureContext, type TLSSocket, type TlsOptions } from 'node:tls';
+import type { Server as HttpsServer } from 'node:https';
+import type { TLSSocket, TlsOptions } from 'node:tls';
+import { builtin } from '../util/builtin.js';
 import { Connections, watchSendTimeout } from './connections.js';
 import type { PipelineLimits } from '../internal/defaults.js';
 import { closeLingering } from '../stages/linger.js';
@@ -96,7 +95,7 @@ export function checkTransportOptions(tls: TlsListenOptions | undefined, http2: 
   try {
     // Parses the key and certificate and checks that they belong together (OpenSSL refuses a
     // certificate whose public key is not the private key's), here rather than at the first handshake.
-    createSecureContext(tls);
+    builtin<typeof import('node:tls')>('node:tls').createSecureContext(tls);
   } catch (e) {
     throw new TypeError(`listen(): the TLS options are unusable: ${(e as Error).message}`, { cause: e });
   }
@@ -122,7 +121,7 @@ export function createTransport(
   const sessions = new Set<ServerHttp2Session>();
   const connections = new Connections();
   if (http2 === undefined || http2 === false) {
-    const server = createHttpsServer(
+    const server = builtin<typeof import('node:https')>('node:https').createServer(
       {
         ...tls,
         ALPNProtocols: ['http/1.1'],
@@ -168,7 +167,7 @@ export function createTransport(
   let kind: 'h2' | 'h2c';
   if (tls !== undefined) {
     const secure: SecureServerOptions = { ...tls, ...options, allowHTTP1: true, ALPNProtocols: ['h2', 'http/1.1'] };
-    server = createSecureServer(secure, listener);
+    server = builtin<typeof import('node:http2')>('node:http2').createSecureServer(secure, listener);
     kind = 'h2';
     // The HTTP/1.1 fallback runs Node's HTTP/1.1 connection code, which reads these from the server.
     Object.assign(server, {
@@ -180,7 +179,7 @@ export function createTransport(
     });
     connections.track(server, 'secureConnection');
   } else {
-    server = createH2cServer(options, listener);
+    server = builtin<typeof import('node:http2')>('node:http2').createServer(options, listener);
     kind = 'h2c';
     connections.track(server, 'connection');
   }

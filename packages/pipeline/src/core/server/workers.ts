@@ -1,9 +1,13 @@
-import cluster, { type Worker } from 'node:cluster';
+import type { Cluster, Worker } from 'node:cluster';
 import { createServer, type AddressInfo, type ListenOptions as NetListenOptions, type Server } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { DEFAULT_LIMITS } from '../internal/defaults.js';
 import { Application, type ListenOptions } from './application.js';
 import { checkTransportOptions, type Http2ListenOptions, type TlsListenOptions } from './http2.js';
+import { builtin } from '../util/builtin.js';
+
+/** `node:cluster`, loaded by the first call that needs it (core/util/builtin.ts). */
+const cluster = (): Cluster => builtin<Cluster>('node:cluster');
 
 /**
  * How the workers share the port. `cluster`: the supervisor (the `node:cluster` primary) accepts
@@ -120,12 +124,12 @@ type WorkerMessage = { type: typeof READY; port: number; deadline: number } | { 
  */
 export async function serveOnCores(createApp: ApplicationFactory, options: ServeOnCoresOptions = {}): Promise<ServeOnCoresResult> {
   const raw = process.env[WORKER_ENV];
-  if (cluster.isWorker && raw !== undefined) {
+  if (cluster().isWorker && raw !== undefined) {
     // Not inherited by processes the application starts: they are not our workers.
     delete process.env[WORKER_ENV];
     return runWorker(createApp, JSON.parse(raw) as WorkerConfig, options);
   }
-  if (cluster.isWorker) {
+  if (cluster().isWorker) {
     throw new Error('serveOnCores: this process is a node:cluster worker forked by other code; call app.listen() in it instead');
   }
   checkOptions(options);
@@ -224,7 +228,7 @@ function supervise(options: ServeOnCoresOptions): Promise<ServeReady> {
   return new Promise<ServeReady>((resolve, reject) => {
     const fork = (): void => {
       const config: WorkerConfig = { port, host, mode, workers: count };
-      const worker = cluster.fork({ [WORKER_ENV]: JSON.stringify(config) });
+      const worker = cluster().fork({ [WORKER_ENV]: JSON.stringify(config) });
       live.set(worker, { ready: false });
       worker.on('message', (m: WorkerMessage) => onMessage(worker, m));
       worker.once('exit', (code, signal) => onExit(worker, code, signal));

@@ -1,0 +1,80 @@
+// The transports and workers load their Node built-ins when first used (core/util/builtin.ts):
+// importing the package loads none of node:cluster, node:http2, node:https or node:tls, and an
+// application that serves plain HTTP/1.1 never loads the last three, so it carries none of their
+// objects (the HTTPS agent, the stderr stream node:http2 opens for its colours). node:cluster is
+// Node's own business once a server listens (net's listen() loads it).
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DIST, ensureBuilt, importGraph, PIPELINE_DIR } from '../helpers/entry-graph.js';
+import { TEST_TLS } from '../helpers/h2.js';
+
+const KEY_FILE = join(dirname(TEST_TLS.certFile), 'key.pem');
+
+const LAZY = ['node:cluster', 'node:http2', 'node:https', 'node:tls'];
+
+/** The built-ins a fresh Node process has loaded after running `code` (Node's own `process.moduleLoadList`). */
+function builtinsAfter(code: string): string[] {
+  const program = `${code}\nconsole.log(JSON.stringify(process.moduleLoadList.filter((m) => m.startsWith('NativeModule ')).map((m) => 'node:' + m.slice(13))));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', program], { cwd: PIPELINE_DIR, encoding: 'utf8', timeout: 30_000 });
+  if (r.status !== 0) throw new Error(`node exited with ${r.status ?? r.signal}: ${r.stderr}`);
+  return JSON.parse(r.stdout.trim().split('\n').at(-1)!) as string[];
+}
+
+describe('built-ins loaded on first use', { timeout: 60_000 }, () => {
+  const entry = pathToFileURL(join(DIST, 'index.js')).href;
+  beforeAll(() => ensureBuilt(join(DIST, 'index.js')));
+
+  it("no module of the main entry's graph imports them statically", () => {
+    const { files } = importGraph(join(DIST, 'index.js'));
+    const found: string[] = [];
+    for (const file of files) {
+      for (const m of readFileSync(file, 'utf8').matchAll(/^\s*import\s[^;]*?from\s*['"](node:[a-z0-9_/]+)['"]/gm)) {
+        if (LAZY.includes(m[1]!)) found.push(`${relative(DIST, file)}: ${m[1]}`);
+      }
+    }
+    expect(found).toEqual([]);
+  });
+
+  /** A program that builds `app`, an application answering `GET /` with `hi`. */
+  const withApp = (rest: string): string => `
+    import 'reflect-metadata';
+    const { Application, GET, Path } = await import(${JSON.stringify(entry)});
+    class R { hi() { return 'hi'; } }
+    GET()(R.prototype, 'hi', Object.getOwnPropertyDescriptor(R.prototype, 'hi'));
+    Path('/')(R);
+    const app = new Application({ resources: [R] });
+    ${rest}`;
+
+  it('importing the package and serving HTTP/1.1 loads none of them', () => {
+    const loaded = builtinsAfter(
+      withApp(`
+        const { port } = await app.listen(0);
+        const { get } = await import('node:http');
+        const text = await new Promise((resolve, reject) => get({ host: '127.0.0.1', port, path: '/' }, (res) => {
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () => resolve(body));
+        }).on('error', reject));
+        if (text !== 'hi') throw new Error('not served: ' + text);
+        await app.close();`),
+    );
+    expect(loaded).toContain('node:http');
+    expect(loaded.filter((m) => ['node:http2', 'node:https', 'node:tls'].includes(m))).toEqual([]);
+  });
+
+  it('listen() with tls loads node:https and node:tls then (and not node:http2)', () => {
+    const loaded = builtinsAfter(
+      withApp(`
+        const { readFileSync } = await import('node:fs');
+        const tls = { key: readFileSync(${JSON.stringify(KEY_FILE)}), cert: readFileSync(${JSON.stringify(TEST_TLS.certFile)}) };
+        const { port } = await app.listen(0, '127.0.0.1', { tls });
+        if (!(port > 0)) throw new Error('not listening');
+        await app.close();`),
+    );
+    expect(loaded).toEqual(expect.arrayContaining(['node:https', 'node:tls']));
+    expect(loaded).not.toContain('node:http2');
+  });
+});
