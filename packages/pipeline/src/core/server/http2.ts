@@ -95,7 +95,7 @@ export function checkTransportOptions(tls: TlsListenOptions | undefined, http2: 
   try {
     // Parses the key and certificate and checks that they belong together (OpenSSL refuses a
     // certificate whose public key is not the private key's), here rather than at the first handshake.
-    builtin<typeof import('node:tls')>('node:tls').createSecureContext(tls);
+    builtin('node:tls').createSecureContext(tls);
   } catch (e) {
     throw new TypeError(`listen(): the TLS options are unusable: ${(e as Error).message}`, { cause: e });
   }
@@ -121,7 +121,7 @@ export function createTransport(
   const sessions = new Set<ServerHttp2Session>();
   const connections = new Connections();
   if (http2 === undefined || http2 === false) {
-    const server = builtin<typeof import('node:https')>('node:https').createServer(
+    const server = builtin('node:https').createServer(
       {
         ...tls,
         ALPNProtocols: ['http/1.1'],
@@ -167,7 +167,7 @@ export function createTransport(
   let kind: 'h2' | 'h2c';
   if (tls !== undefined) {
     const secure: SecureServerOptions = { ...tls, ...options, allowHTTP1: true, ALPNProtocols: ['h2', 'http/1.1'] };
-    server = builtin<typeof import('node:http2')>('node:http2').createSecureServer(secure, listener);
+    server = builtin('node:http2').createSecureServer(secure, listener);
     kind = 'h2';
     // The HTTP/1.1 fallback runs Node's HTTP/1.1 connection code, which reads these from the server.
     Object.assign(server, {
@@ -179,7 +179,7 @@ export function createTransport(
     });
     connections.track(server, 'secureConnection');
   } else {
-    server = builtin<typeof import('node:http2')>('node:http2').createServer(options, listener);
+    server = builtin('node:http2').createServer(options, listener);
     kind = 'h2c';
     connections.track(server, 'connection');
   }

@@ -7,7 +7,7 @@ import { checkTransportOptions, type Http2ListenOptions, type TlsListenOptions }
 import { builtin } from '../util/builtin.js';
 
 /** `node:cluster`, loaded by the first call that needs it (core/util/builtin.ts). */
-const cluster = (): Cluster => builtin<Cluster>('node:cluster');
+const cluster = (): Cluster => builtin('node:cluster');
 
 /**
  * How the workers share the port. `cluster`: the supervisor (the `node:cluster` primary) accepts

@@ -1,6 +1,15 @@
+import type { Cluster } from 'node:cluster';
 import { createRequire } from 'node:module';
 
 const load = createRequire(import.meta.url);
+
+/** The built-ins {@link builtin} loads, by name, with what `require` answers for each. */
+interface Builtins {
+  'node:cluster': Cluster;
+  'node:http2': typeof import('node:http2');
+  'node:https': typeof import('node:https');
+  'node:tls': typeof import('node:tls');
+}
 
 /**
  * A Node built-in loaded when a capability first needs it, not when the package is imported:
@@ -9,6 +18,6 @@ const load = createRequire(import.meta.url);
  * cluster's emitters, the HTTPS agent, a `process.stderr` stream that `node:http2` opens for its
  * colours) and takes about 8 ms of the import; `require` caches them, so later calls cost a lookup.
  */
-export function builtin<T>(name: 'node:cluster' | 'node:http2' | 'node:https' | 'node:tls'): T {
-  return load(name) as T;
+export function builtin<N extends keyof Builtins>(name: N): Builtins[N] {
+  return load(name) as Builtins[N];
 }
