@@ -6,7 +6,8 @@ import type { Body, MessageBodyReader, MessageBodyWriter, ReadContext, TypeToken
 import { BodyErrorCode, unsupportedCharset } from './body-errors.js';
 import { exceedsDepth, findUnsafeJson } from './json-safety.js';
 import { JsonOptions, replacerFor } from './json-options.js';
-import { readBodyAs } from './read-body.js';
+import { readBodyInto } from './read-body.js';
+import { readsInto } from '../core/internal/readers.js';
 import { charsetOf, encodingOf, isBinaryType, isJsonMediaType, isRangeableType, isRawType, isStreamType } from './type-tokens.js';
 
 export { JsonOptions } from './json-options.js';
@@ -42,19 +43,36 @@ export class JsonReader implements MessageBodyReader<unknown> {
   }
 
   /**
-   * Not `async`: the bytes are parsed inside the body's own promise ({@link readBodyAs}), one
-   * promise and one microtask turn per body (issue 27). Every failure is still a rejection.
+   * Not `async`: one promise per body, the bytes parsed inside it (issue 27). Every failure is a
+   * rejection. Without reader interceptors the lifecycle calls its callback twin instead (no
+   * promise at all); a subclass that overrides this method is called as written.
    */
   readFrom(_type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): Promise<unknown> {
-    try {
-      const charset = charsetOf(mediaType);
-      if (charset !== undefined && encodingOf(charset) !== 'utf8') {
-        return Promise.reject(unsupportedCharset(charset, mediaType as MediaType));
-      }
-      return readBodyAs(input, ctx.limit, ctx.contentLength, this.parse);
-    } catch (e) {
-      return Promise.reject(e);
+    return new Promise((resolve, reject) => this.readInto(mediaType, input, ctx, resolve, reject));
+  }
+
+  static {
+    // The function itself is the key (never called unbound): a subclass overriding readFrom has another.
+    // eslint-disable-next-line typescript/unbound-method
+    readsInto(JsonReader.prototype.readFrom, (reader, _type, mediaType, input, ctx, done, fail) =>
+      (reader as JsonReader).readInto(mediaType, input, ctx, done, fail),
+    );
+  }
+
+  /** {@link JsonReader.readFrom} answered to `done` or `fail`: a charset other than UTF-8 fails at once (415). */
+  private readInto(
+    mediaType: MediaType | undefined,
+    input: Readable,
+    ctx: ReadContext,
+    done: (value: unknown) => void,
+    fail: (reason: unknown) => void,
+  ): void {
+    const charset = charsetOf(mediaType);
+    if (charset !== undefined && encodingOf(charset) !== 'utf8') {
+      fail(unsupportedCharset(charset, mediaType as MediaType));
+      return;
     }
+    readBodyInto(input, ctx.limit, ctx.contentLength, this.parse, done, fail);
   }
 
   /** {@link parseJsonBody} with this reader's depth bound, made once per reader (no closure per request). */
@@ -67,14 +85,17 @@ export class JsonReader implements MessageBodyReader<unknown> {
  */
 export function parseJsonBody(bytes: Buffer, maxDepth = DEFAULT_MAX_JSON_DEPTH): unknown {
   if (bytes.length === 0) return undefined;
-  if (!isUtf8(bytes)) throw invalidJson('the body is not valid UTF-8');
   // RFC 8259 §8.1: a parser MAY ignore a byte order mark; JSON.parse would reject it.
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
+  const text = bytes.toString('utf8', start);
+  // Decoding replaces every invalid UTF-8 sequence with U+FFFD (the WHATWG decoder's rule), so a
+  // text without one came from valid UTF-8: the usual body (ASCII, held one byte per character)
+  // answers `indexOf` without a scan. With one, the bytes decide: a valid body may hold U+FFFD.
+  if (text.indexOf('\uFFFD') !== -1 && !isUtf8(bytes)) throw invalidJson('the body is not valid UTF-8');
   if (start === bytes.length) return undefined;
   if (exceedsDepth(bytes, maxDepth)) {
     throw new BadRequestError(`JSON nesting exceeds ${maxDepth} levels`, { code: BodyErrorCode.TooDeep });
   }
-  const text = bytes.toString('utf8', start);
   let value: unknown;
   try {
     value = JSON.parse(text);

@@ -55,26 +55,58 @@ export function readBodyAs<T>(
   contentLength: number | undefined,
   convert: (bytes: Buffer) => T,
 ): Promise<T> {
-  if (contentLength !== undefined) {
-    if (!Number.isSafeInteger(contentLength) || contentLength < 0) {
-      return Promise.reject(new BadRequestError('Invalid Content-Length', { code: BodyErrorCode.LengthMismatch }));
-    }
-    if (contentLength > limit) return Promise.reject(tooLarge(limit));
-  }
-  if (input.readableEnded) return settle(convert, EMPTY);
-  if (input.destroyed) {
-    return Promise.reject(input.errored === null ? clientAborted() : streamError(input.errored));
-  }
-  if (input instanceof IncomingMessage) return readIncoming(input, limit, contentLength, convert);
-  return readStream(input, limit, contentLength, convert);
+  return new Promise<T>((resolve, reject) => readBodyInto(input, limit, contentLength, convert, resolve, reject));
 }
 
-function settle<T>(convert: (bytes: Buffer) => T, bytes: Buffer): Promise<T> {
-  try {
-    return Promise.resolve(convert(bytes));
-  } catch (e) {
-    return Promise.reject(e);
+/**
+ * {@link readBodyAs} without a promise: `done` gets `convert`'s value, or `fail` the error
+ * (exactly one of them, once), called from the body's own `end` event, or at once when the
+ * answer is known before any byte is read. The lifecycle reads a route's entity this way: from
+ * the body's end to the resource method no promise and no microtask turn, as in hand-written
+ * `node:http` code (issue 27). Neither callback is called inside a `try` of this function, so a
+ * throw from `done` is never reported to `fail`.
+ */
+export function readBodyInto<T>(
+  input: Readable,
+  limit: number,
+  contentLength: number | undefined,
+  convert: (bytes: Buffer) => T,
+  done: (value: T) => void,
+  fail: (reason: unknown) => void,
+): void {
+  if (contentLength !== undefined) {
+    if (!Number.isSafeInteger(contentLength) || contentLength < 0) {
+      fail(new BadRequestError('Invalid Content-Length', { code: BodyErrorCode.LengthMismatch }));
+      return;
+    }
+    if (contentLength > limit) {
+      fail(tooLarge(limit));
+      return;
+    }
   }
+  if (input.readableEnded) {
+    settle(convert, EMPTY, done, fail);
+    return;
+  }
+  if (input.destroyed) {
+    fail(input.errored === null ? clientAborted() : streamError(input.errored));
+    return;
+  }
+  const read = new BodyRead(limit, contentLength, convert, done, fail);
+  if (input instanceof IncomingMessage) readIncoming(input, read);
+  else readStream(input, read);
+}
+
+/** `convert(bytes)` to `done`, or its throw to `fail` (`done` outside the `try`). */
+function settle<T>(convert: (bytes: Buffer) => T, bytes: Buffer, done: (value: T) => void, fail: (reason: unknown) => void): void {
+  let value: T;
+  try {
+    value = convert(bytes);
+  } catch (e) {
+    fail(e);
+    return;
+  }
+  done(value);
 }
 
 /**
@@ -85,118 +117,113 @@ function settle<T>(convert: (bytes: Buffer) => T, bytes: Buffer): Promise<T> {
  * through `destroy()`, which sets `errored`, emits 'aborted' when the body was incomplete, emits
  * 'error' only when someone listens (never an unhandled error) and always ends with 'close';
  * after a complete body 'close' follows 'end' (auto-destroy). The listeners ignore whatever comes
- * after the promise settled: a 'close' after 'end' must not build an error (capturing its stack
+ * after the read settled: a 'close' after 'end' must not build an error (capturing its stack
  * is what made an earlier "leave the listeners attached" attempt cost 43 000 instructions more
  * per request).
  */
-function readIncoming<T>(
-  input: IncomingMessage,
-  limit: number,
-  contentLength: number | undefined,
-  convert: (bytes: Buffer) => T,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const body = new BodyBytes(limit);
-    let settled = false;
+function readIncoming<T>(input: IncomingMessage, read: BodyRead<T>): void {
+  let settled = false;
 
-    const fail = (err: Error): void => {
-      settled = true;
-      body.drop();
-      input.removeListener('data', onData);
-      input.removeListener('end', onEnd);
-      reject(err);
-    };
-    function onData(chunk: unknown): void {
-      if (settled) return;
-      const err = body.add(chunk);
-      if (err !== undefined) {
-        // Removing the 'data' listener does not stop a flowing stream: pause it explicitly.
-        input.pause();
-        fail(err);
-      }
+  const stop = (err: Error): void => {
+    settled = true;
+    read.drop();
+    input.removeListener('data', onData);
+    input.removeListener('end', onEnd);
+    read.fail(err);
+  };
+  function onData(chunk: unknown): void {
+    if (settled) return;
+    const err = read.add(chunk);
+    if (err !== undefined) {
+      // Removing the 'data' listener does not stop a flowing stream: pause it explicitly.
+      input.pause();
+      stop(err);
     }
-    function onEnd(): void {
-      if (settled) return;
-      settled = true;
-      settleBody(body, contentLength, convert, resolve, reject);
-    }
-    // 'close' without 'end': destroyed (reset, timeout, destroy(err)); it will never end.
-    function onClose(): void {
-      if (settled) return;
-      const err = input.errored;
-      fail(err === null ? clientAborted() : streamError(err));
-    }
+  }
+  function onEnd(): void {
+    if (settled) return;
+    settled = true;
+    read.end();
+  }
+  // 'close' without 'end': destroyed (reset, timeout, destroy(err)); it will never end.
+  function onClose(): void {
+    if (settled) return;
+    const err = input.errored;
+    stop(err === null ? clientAborted() : streamError(err));
+  }
 
-    input.on('data', onData); // Readable's own `on`: a 'data' listener starts the flow
-    // 'end' and 'close' straight through EventEmitter's: `Readable.prototype.on` adds nothing for
-    // them but a wrapper whose property reads see every stream class of the process (megamorphic
-    // loads, about 300 instructions per listener in issue 27's profile).
-    EventEmitter.prototype.on.call(input, 'end', onEnd);
-    EventEmitter.prototype.on.call(input, 'close', onClose);
-  });
+  input.on('data', onData); // Readable's own `on`: a 'data' listener starts the flow
+  // 'end' and 'close' straight through EventEmitter's: `Readable.prototype.on` adds nothing for
+  // them but a wrapper whose property reads see every stream class of the process (megamorphic
+  // loads, about 300 instructions per listener in issue 27's profile).
+  EventEmitter.prototype.on.call(input, 'end', onEnd);
+  EventEmitter.prototype.on.call(input, 'close', onClose);
 }
 
 /** Any other stream (HTTP/2, a decoding interceptor's, a client response, a test's): five listeners, removed when done. */
-function readStream<T>(input: Readable, limit: number, contentLength: number | undefined, convert: (bytes: Buffer) => T): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const body = new BodyBytes(limit);
+function readStream<T>(input: Readable, read: BodyRead<T>): void {
+  const cleanup = (): void => {
+    input.removeListener('data', onData);
+    input.removeListener('end', onEnd);
+    input.removeListener('error', onError);
+    input.removeListener('aborted', onAborted);
+    input.removeListener('close', onClose);
+  };
+  const stop = (err: Error): void => {
+    cleanup();
+    read.drop();
+    input.on('error', noop);
+    read.fail(err);
+  };
+  function onData(chunk: unknown): void {
+    const err = read.add(chunk);
+    if (err !== undefined) {
+      // Removing the 'data' listener does not stop a flowing stream: pause it explicitly.
+      input.pause();
+      stop(err);
+    }
+  }
+  function onEnd(): void {
+    cleanup();
+    read.end();
+  }
+  function onError(err: unknown): void {
+    stop(streamError(err));
+  }
+  // IncomingMessage-like streams emit 'aborted' (and 'error' only when someone listens) when the client resets.
+  function onAborted(): void {
+    stop(clientAborted());
+  }
+  // 'close' without 'end': the stream was destroyed without an error; it will never end.
+  function onClose(): void {
+    stop(clientAborted());
+  }
 
-    const cleanup = (): void => {
-      input.removeListener('data', onData);
-      input.removeListener('end', onEnd);
-      input.removeListener('error', onError);
-      input.removeListener('aborted', onAborted);
-      input.removeListener('close', onClose);
-    };
-    const fail = (err: Error): void => {
-      cleanup();
-      body.drop();
-      input.on('error', noop);
-      reject(err);
-    };
-    function onData(chunk: unknown): void {
-      const err = body.add(chunk);
-      if (err !== undefined) {
-        // Removing the 'data' listener does not stop a flowing stream: pause it explicitly.
-        input.pause();
-        fail(err);
-      }
-    }
-    function onEnd(): void {
-      cleanup();
-      settleBody(body, contentLength, convert, resolve, reject);
-    }
-    function onError(err: unknown): void {
-      fail(streamError(err));
-    }
-    // IncomingMessage-like streams emit 'aborted' (and 'error' only when someone listens) when the client resets.
-    function onAborted(): void {
-      fail(clientAborted());
-    }
-    // 'close' without 'end': the stream was destroyed without an error; it will never end.
-    function onClose(): void {
-      fail(clientAborted());
-    }
-
-    input.on('data', onData);
-    input.on('end', onEnd);
-    input.on('error', onError);
-    input.on('aborted', onAborted);
-    input.on('close', onClose);
-  });
+  input.on('data', onData);
+  input.on('end', onEnd);
+  input.on('error', onError);
+  input.on('aborted', onAborted);
+  input.on('close', onClose);
 }
 
 /**
- * A body's bytes as its chunks arrive, up to `limit` bytes: one chunk is kept as it is (most JSON
- * bodies fit in one TCP read, no `Buffer.concat` copy), more are concatenated once at the end.
+ * One read: the body's bytes as its chunks arrive, up to `limit` bytes (one chunk is kept as it
+ * is: most JSON bodies fit in one TCP read, no `Buffer.concat` copy; more are concatenated once at
+ * the end), and where its outcome goes.
  */
-class BodyBytes {
+class BodyRead<T> {
   /** Bytes added so far (counted also past the limit, for the 413 decision). */
   received = 0;
   private first: Buffer | undefined = undefined;
   private chunks: Buffer[] | undefined = undefined;
 
-  constructor(private readonly limit: number) {}
+  constructor(
+    private readonly limit: number,
+    private readonly contentLength: number | undefined,
+    private readonly convert: (bytes: Buffer) => T,
+    private readonly done: (value: T) => void,
+    readonly fail: (reason: unknown) => void,
+  ) {}
 
   /** Adds a 'data' chunk; answers the error to fail with (a chunk that is not bytes, the limit crossed), else undefined. */
   add(chunk: unknown): Error | undefined {
@@ -210,37 +237,21 @@ class BodyBytes {
     return undefined;
   }
 
-  /** Everything added, as one Buffer; the chunks are let go. */
-  take(): Buffer {
-    const bytes = this.chunks !== undefined ? Buffer.concat(this.chunks, this.received) : (this.first ?? EMPTY);
-    this.drop();
-    return bytes;
-  }
-
   /** Lets the chunks go (a failed read keeps nothing). */
   drop(): void {
     this.first = undefined;
     this.chunks = undefined;
   }
-}
 
-/** The end of a read: 400 when the byte count differs from the declared `Content-Length`, else `convert`'s value (a throw rejects). */
-function settleBody<T>(
-  body: BodyBytes,
-  contentLength: number | undefined,
-  convert: (bytes: Buffer) => T,
-  resolve: (value: T) => void,
-  reject: (reason: unknown) => void,
-): void {
-  const bytes = body.take();
-  if (contentLength !== undefined && body.received !== contentLength) {
-    reject(lengthMismatch(body.received, contentLength));
-    return;
-  }
-  try {
-    resolve(convert(bytes));
-  } catch (e) {
-    reject(e);
+  /** The body ended: 400 when the byte count differs from the declared `Content-Length`, else `convert`'s value (a throw fails). */
+  end(): void {
+    const bytes = this.chunks !== undefined ? Buffer.concat(this.chunks, this.received) : (this.first ?? EMPTY);
+    this.drop();
+    if (this.contentLength !== undefined && this.received !== this.contentLength) {
+      this.fail(lengthMismatch(this.received, this.contentLength));
+      return;
+    }
+    settle(this.convert, bytes, this.done, this.fail);
   }
 }
 

@@ -10,12 +10,14 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   Application,
+  Consumes,
   ContainerRequestContext,
   currentRequest,
   GET,
   HeaderParam,
   LoggingFeature,
   Path,
+  POST,
   PreMatching,
   RequestContextFeature,
   RequestIdFeature,
@@ -68,6 +70,13 @@ class Orders {
     return audit.describe();
   }
 
+  /** Reads the current request synchronously, in the method a JSON body leads to. */
+  @POST()
+  @Consumes('application/json')
+  create(body: { item: string }): Record<string, unknown> {
+    return { item: body.item, id: currentRequest()?.id ?? null };
+  }
+
   @GET()
   @Path('/{id}/downstream')
   async downstream(): Promise<{ id: string | null }> {
@@ -114,6 +123,27 @@ describe('RequestContextFeature', () => {
     expect(lines.find((l) => l.msg === 'request completed')).toMatchObject({ reqId: 'o-5', status: 200, route: '/api/orders/{id}' });
     // Outside a request: nothing.
     expect(currentRequest()).toBeUndefined();
+  });
+
+  it('a method reached through a JSON body runs in the request scope, over a socket and in-process', async () => {
+    const a = new Application({ resources: [Orders], providers: [new RequestIdFeature(), new RequestContextFeature()] });
+    apps.push(a);
+    const { port } = await a.listen(0);
+    for (let i = 0; i < 3; i++) {
+      const res = await fetch(`http://127.0.0.1:${port}/orders`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': `post-${i}` },
+        body: JSON.stringify({ item: `n${i}` }),
+      });
+      expect(await res.json()).toEqual({ item: `n${i}`, id: `post-${i}` });
+    }
+    const res = await a.inject({
+      method: 'POST',
+      url: '/orders',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'inj' },
+      body: '{"item":"i"}',
+    });
+    expect(res.json()).toEqual({ item: 'i', id: 'inj' });
   });
 
   it('without the feature, currentRequest() is undefined inside a request too', async () => {

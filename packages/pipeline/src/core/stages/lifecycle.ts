@@ -10,7 +10,7 @@ import { FORM_PROPERTY } from '../internal/form-fields.js';
 import type { ArgumentsValidator } from '../internal/param-conversion.js';
 import { resolveArguments } from './resolve-args.js';
 import type { EntityParam, RouteMethod } from '../internal/model.js';
-import { entityValue, readEntity } from './read-entity.js';
+import { entityValue, readEntityInto } from './read-entity.js';
 import { runRequestFilters } from './request-filters.js';
 import { Phase } from '../context/request-context.js';
 import { handleError, respond } from './respond.js';
@@ -194,12 +194,25 @@ function invoke(ex: Exchange): Step {
   // Parameters convert before the entity is read (Processing rules §1), except form fields. When
   // one does not convert the 400 goes out before the body is read: no reader runs for a refused request.
   const args = route.form ? undefined : resolveArgs(ex, route);
-  // Both outcomes of the read are handled here, so nothing is chained on the promise `then` makes:
-  // from the body's end to the method one promise reaction (issue 27's profile).
-  readEntity(ex, entity, route.readerInterceptors).then(
+  // Both outcomes of the read are handled here: the usual JSON body answers from its `end` event,
+  // with no promise between the body and the method (issue 27's profile).
+  readEntityInto(
+    ex,
+    entity,
+    route.readerInterceptors,
     (read) => entityRead(ex, route, entity, args, read),
-    (e: unknown) => failed(ex, e),
+    (e: unknown) => readFailed(ex, e),
   );
+}
+
+/**
+ * A failed read to the error path one microtask later, as the promise's rejection took it: a
+ * refusal decided before the body is read (415, a declared length above the limit) then still
+ * comes after what Node's parser finds in the bytes that arrived with the headers (a malformed
+ * chunk is a 400 `PIPE_BAD_REQUEST_SYNTAX`, answered first).
+ */
+function readFailed(ex: Exchange, e: unknown): void {
+  queueMicrotask(() => failed(ex, e));
 }
 
 /** The rest of {@link invoke} once the entity is read, routing a throw or a rejection to the error path as {@link run} does. */
@@ -208,7 +221,10 @@ function entityRead(ex: Exchange, route: RouteMethod, entity: EntityParam, args:
   try {
     r = withEntity(ex, route, entity, args, read);
   } catch (e) {
-    r = handleError(ex, e);
+    // Through `failed`, which logs what the error path itself throws: this runs in the body's
+    // `end` event, where a throw would be an uncaught exception.
+    failed(ex, e);
+    return;
   }
   if (r !== undefined) r.then(undefined, (e: unknown) => failed(ex, e));
 }

@@ -147,6 +147,27 @@ describe('JsonReader: rejections', () => {
     expect(err.code).toBe('PIPE_INVALID_JSON');
   });
 
+  it('refuses every kind of invalid UTF-8 and accepts valid text holding U+FFFD itself', () => {
+    const invalid = [
+      [0x80], // a continuation byte alone
+      [0xc0, 0xaf], // an overlong '/'
+      [0xe0, 0x80, 0xaf], // an overlong, three bytes
+      [0xed, 0xa0, 0x80], // a UTF-16 surrogate (U+D800)
+      [0xf4, 0x90, 0x80, 0x80], // above U+10FFFF
+      [0xe2, 0x82], // a sequence cut short
+      [0xff],
+    ];
+    for (const seq of invalid) {
+      const body = Buffer.from([0x22, ...seq, 0x22]);
+      expect(() => parseJsonBody(body), Buffer.from(seq).toString('hex')).toThrow('not valid UTF-8');
+      // After a byte order mark too, and next to a real U+FFFD.
+      const withBom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('"\uFFFD'), Buffer.from(seq), Buffer.from('"')]);
+      expect(() => parseJsonBody(withBom), Buffer.from(seq).toString('hex')).toThrow('not valid UTF-8');
+    }
+    expect(parseJsonBody(Buffer.from('{"s":"\uFFFD é 😀"}'))).toEqual({ s: '\uFFFD é 😀' });
+    expect(parseJsonBody(Buffer.from('"\\ufffd"'))).toBe('\uFFFD');
+  });
+
   it('enforces the body limit (413)', async () => {
     expect((await rejection(read('{"a":"0123456789"}', JSON_MT, 5))).status).toBe(413);
   });

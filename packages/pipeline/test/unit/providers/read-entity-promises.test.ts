@@ -5,14 +5,18 @@
  * synchronous throw, and a reader answering a plain value still gives a promise.
  */
 import 'reflect-metadata';
+import type { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import {
   Application,
   Consumes,
   POST,
   Path,
+  JsonReader,
   Provider,
+  type MediaType,
   type MessageBodyReader,
+  type ReadContext,
   type ReaderInterceptor,
   type ReaderInterceptorContext,
   type TypeToken,
@@ -100,5 +104,59 @@ describe('readEntity and proceed(): promises only', () => {
     const res = await app().inject({ method: 'POST', url: '/notes', headers: { 'content-type': 'application/json' }, body: '{"text":' });
     expect(res.status).toBe(400);
     expect(Watcher.seen).toEqual(['promise', 'rejected 400']);
+  });
+});
+
+/** Overrides `readFrom`: the lifecycle must call the override, not the built-in reader's callback twin. */
+@Provider()
+class ShoutingJsonReader extends JsonReader {
+  override async readFrom(type: TypeToken, mediaType: MediaType | undefined, input: Readable, ctx: ReadContext): Promise<unknown> {
+    const value = (await super.readFrom(type, mediaType, input, ctx)) as Note;
+    return { text: value.text.toUpperCase() };
+  }
+}
+
+describe('readers without interceptors: the entity reaches the method', () => {
+  it('a JsonReader subclass overriding readFrom is called as written, over a socket and in-process', async () => {
+    const a = new Application({ resources: [NotesResource], providers: [ShoutingJsonReader, NoteReader] });
+    const { port } = await a.listen(0, '127.0.0.1');
+    try {
+      const res = await fetch(`http://127.0.0.1:${port}/notes`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: '{"text":"hi"}',
+      });
+      expect(await res.json()).toEqual({ got: 'HI' });
+      const injected = await a.inject({
+        method: 'POST',
+        url: '/notes',
+        headers: { 'content-type': 'application/json' },
+        body: '{"text":"yo"}',
+      });
+      expect(injected.json()).toEqual({ got: 'YO' });
+    } finally {
+      await a.close(1000);
+    }
+  });
+
+  it('a synchronous reader: its value reaches the method', async () => {
+    const sync = new Application({ resources: [NotesResource], providers: [NoteReader] });
+    const r = await sync.inject({ method: 'POST', url: '/notes', headers: { 'content-type': 'text/x-note' }, body: 'x' });
+    expect(r.json()).toEqual({ got: 'from a synchronous reader' });
+  });
+
+  it('the built-in JSON reader: invalid JSON, a missing body and a body above the limit are answered', async () => {
+    const a = new Application({ resources: [NotesResource], providers: [NoteReader], limits: { bodyLimit: 16 } });
+    const bad = await a.inject({ method: 'POST', url: '/notes', headers: { 'content-type': 'application/json' }, body: '{"text":' });
+    expect([bad.status, bad.json()]).toMatchObject([400, { code: 'PIPE_INVALID_JSON' }]);
+    const none = await a.inject({ method: 'POST', url: '/notes', headers: { 'content-type': 'application/json', 'content-length': '0' } });
+    expect([none.status, none.json()]).toMatchObject([400, { code: 'PIPE_BODY_REQUIRED' }]);
+    const big = await a.inject({
+      method: 'POST',
+      url: '/notes',
+      headers: { 'content-type': 'application/json' },
+      body: `{"text":"${'x'.repeat(40)}"}`,
+    });
+    expect([big.status, big.json()]).toMatchObject([413, { code: 'PIPE_BODY_TOO_LARGE' }]);
   });
 });
