@@ -153,11 +153,26 @@ function readIncoming<T>(input: IncomingMessage, read: BodyRead<T>): void {
   }
 
   input.on('data', onData); // Readable's own `on`: a 'data' listener starts the flow
-  // 'end' and 'close' straight through EventEmitter's: `Readable.prototype.on` adds nothing for
-  // them but a wrapper whose property reads see every stream class of the process (megamorphic
-  // loads, about 300 instructions per listener in issue 27's profile).
-  EventEmitter.prototype.on.call(input, 'end', onEnd);
-  EventEmitter.prototype.on.call(input, 'close', onClose);
+  if (unbound(input)) {
+    // 'end' and 'close' straight through EventEmitter's: `Readable.prototype.on` adds nothing for
+    // them but a wrapper whose property reads see every stream class of the process (megamorphic
+    // loads, about 300 instructions per listener in issue 27's profile).
+    EventEmitter.prototype.on.call(input, 'end', onEnd);
+    EventEmitter.prototype.on.call(input, 'close', onClose);
+  } else {
+    // A context manager bound this request (OpenTelemetry's `context.bind`, which its HTTP
+    // instrumentation applies to every request): its own `on` makes each listener run in the
+    // request's context, and the resource method runs from `onEnd`. As Fastify's body reading does.
+    input.on('end', onEnd);
+    input.on('close', onClose);
+  }
+}
+
+/** Is `on` still the one every `IncomingMessage` inherits (no context manager put its own on this request)? */
+function unbound(input: IncomingMessage): boolean {
+  // Compared, never called unbound.
+  // eslint-disable-next-line typescript/unbound-method
+  return input.on === IncomingMessage.prototype.on;
 }
 
 /** Any other stream (HTTP/2, a decoding interceptor's, a client response, a test's): five listeners, removed when done. */

@@ -14,7 +14,8 @@ import { readDirectInto, ReadCtx } from '../internal/readers.js';
  * body's end to the resource method there is no promise and no microtask turn (issue 27's
  * profile: about 600 instructions per request). With request scopes (`RequestScope`, e.g. an
  * `AsyncLocalStorage` store) the answer goes through a promise instead: a promise reaction runs in
- * the scope the read began in, a stream's event does not.
+ * the scope the read began in, a stream's event does not. A context manager that binds the request
+ * emitter (OpenTelemetry's HTTP instrumentation does) has its listeners honoured (read-body.ts).
  */
 export function readEntityInto(
   ex: Exchange,

@@ -16,7 +16,7 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { Application, GET, Path, PathParam } from '../../../src/index.js';
+import { Application, Consumes, GET, Path, PathParam, POST } from '../../../src/index.js';
 import { clientOf, createClient } from '../../../src/client/index.js';
 import { ClientTracing, TracingFeature } from '../../../src/features/otel/index.js';
 import { exporter, PARENT_ID, provider, registerSdk, TRACE_ID, TRACEPARENT } from './sdk.js';
@@ -35,6 +35,15 @@ class Orders {
 
   @GET('{id}/lines') lines(): Readable {
     return Readable.from(['a\n', 'b\n']);
+  }
+}
+
+/** A JSON body, then a span started synchronously in the method. */
+@Path('/carts')
+class Carts {
+  @POST() @Consumes('application/json') add(item: { sku: string }): { sku: string } {
+    trace.getTracer('test').startActiveSpan('add item', (span) => span.end());
+    return { sku: item.sku };
   }
 }
 
@@ -111,6 +120,26 @@ describe('TracingFeature with @opentelemetry/instrumentation-http', () => {
     expect(server.parentSpanContext?.spanId).toBe(PARENT_ID);
     const child = exporter.getFinishedSpans().find((s) => s.name === 'load order')!;
     expect(child.parentSpanContext?.spanId).toBe(server.spanContext().spanId);
+  });
+
+  it("a method reached through a JSON body runs in the instrumentation's context, without the feature too", async () => {
+    for (const providers of [[], [new TracingFeature()]]) {
+      app = new Application({ resources: [Carts], providers, logger: () => undefined });
+      const { port } = await app.listen(0, '127.0.0.1');
+      const res = await fetch(`http://127.0.0.1:${port}/carts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', traceparent: TRACEPARENT },
+        body: '{"sku":"a-1"}',
+      });
+      expect(await res.json()).toEqual({ sku: 'a-1' });
+      await expect.poll(() => exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER).length).toBe(1);
+      const server = exporter.getFinishedSpans().find((s) => s.kind === SpanKind.SERVER)!;
+      const child = exporter.getFinishedSpans().find((s) => s.name === 'add item')!;
+      expect(child.parentSpanContext?.spanId, `${providers.length} providers`).toBe(server.spanContext().spanId);
+      await app.close(1000);
+      app = undefined;
+      exporter.reset();
+    }
   });
 
   it('names it before the response finishes, for a streamed answer too', async () => {
