@@ -87,7 +87,8 @@ export function parseJsonBody(bytes: Buffer, maxDepth = DEFAULT_MAX_JSON_DEPTH):
   if (bytes.length === 0) return undefined;
   // RFC 8259 §8.1: a parser MAY ignore a byte order mark; JSON.parse would reject it.
   const start = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0;
-  const text = bytes.toString('utf8', start);
+  // No arguments: Buffer's toString goes straight to the UTF-8 decoder (no encoding lookup, no range checks).
+  const text = start === 0 ? bytes.toString() : bytes.toString('utf8', start);
   // Decoding replaces every invalid UTF-8 sequence with U+FFFD (the WHATWG decoder's rule), so a
   // text without one came from valid UTF-8: the usual body (ASCII, held one byte per character)
   // answers `indexOf` without a scan. With one, the bytes decide: a valid body may hold U+FFFD.

@@ -96,7 +96,11 @@ export class Response<T = unknown> {
     return type === undefined ? b : b.type(type);
   }
   static created(location: string): ResponseBuilder {
-    return new ResponseBuilder(201).location(location);
+    const b = new ResponseBuilder(201);
+    // Headers in an object literal: one shape at once, where setting `location` was a keyed store
+    // on an empty object (megamorphic: every response's headers go through it), issue 27.
+    b.build().headers = { location: headerValue('location', location) };
+    return b;
   }
   static accepted(entity?: unknown): ResponseBuilder {
     return new ResponseBuilder(202).entity(entity);
