@@ -20,7 +20,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Package directory (under packages/) -> its name and what its build reads. */
 const PACKAGES = {
-  pipeline: { name: '@jaxrs-node/pipeline', inputs: ['src', 'tsconfig.build.json', 'package.json'] },
+  pipeline: { name: '@jaxrs-node/pipeline', inputs: ['src', 'scripts', 'tsconfig.build.json', 'package.json'] },
   'user-service': { name: '@jaxrs-node/user-service', inputs: ['src', 'tsconfig.build.json', 'package.json'] },
   examples: { name: '@jaxrs-node/examples', inputs: ['src', 'tsconfig.build.json', 'package.json'] },
 };

@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import { type Readable, Writable } from 'node:stream';
+import 'reflect-metadata'; // before tsyringe, which checks for it at import
 import { container as rootContainer } from 'tsyringe';
 import { defaultErrorBody } from '../core/server/application.js';
 import { DEFAULT_LIMITS } from '../core/internal/defaults.js';

@@ -15,11 +15,16 @@ export const PIPELINE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..
 /** Its build output. */
 export const DIST = join(PIPELINE_DIR, 'dist');
 
-/** The root test command builds first; a developer running one file alone gets a build here when `probe` (a built file) is missing. */
+/** The bundles the package's `exports` name (scripts/bundle.mjs): what an application loads. */
+export const BUNDLE = join(DIST, 'bundle');
+
+/** The root test command builds first; a developer running one file alone gets a build here when `probe` (a built file) or the bundle is missing. */
 export function ensureBuilt(probe: string): void {
-  if (existsSync(probe)) return;
+  if (existsSync(probe) && existsSync(join(BUNDLE, 'index.js'))) return;
   const r = spawnSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: PIPELINE_DIR, stdio: 'inherit' });
   if (r.status !== 0) throw new Error('pipeline build failed');
+  const b = spawnSync(process.execPath, ['scripts/bundle.mjs'], { cwd: PIPELINE_DIR, stdio: 'inherit' });
+  if (b.status !== 0) throw new Error('pipeline bundle failed');
 }
 
 const IMPORT =

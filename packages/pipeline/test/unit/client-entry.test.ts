@@ -6,7 +6,7 @@
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIST, ensureBuilt, importGraph, nodeIn, projectWithoutPeers } from '../helpers/entry-graph.js';
+import { BUNDLE, DIST, ensureBuilt, importGraph, nodeIn, projectWithoutPeers } from '../helpers/entry-graph.js';
 
 describe('undici stays behind the client entry point', () => {
   beforeAll(() => ensureBuilt(join(DIST, 'client', 'index.js')));
@@ -16,6 +16,15 @@ describe('undici stays behind the client entry point', () => {
     expect(files.size).toBeGreaterThan(50);
     expect([...packages].filter((p) => p === 'undici' || p.startsWith('undici/'))).toEqual([]);
     expect([...files].filter((f) => f.startsWith(join(DIST, 'client')))).toEqual([]);
+    // The bundle the package's exports name: the same split (the client's modules sit in its own files).
+    const bundled = importGraph(join(BUNDLE, 'index.js'));
+    expect([...bundled.packages].filter((p) => p === 'undici' || p.startsWith('undici/'))).toEqual([]);
+    expect([...bundled.files].filter((f) => readFileSync(f, 'utf8').match(/require\(\s*['"]undici['"]\s*\)/) !== null)).toEqual([]);
+    expect(
+      [...importGraph(join(BUNDLE, 'client', 'index.js')).files].some(
+        (f) => readFileSync(f, 'utf8').match(/require\(\s*['"]undici['"]\s*\)/) !== null,
+      ),
+    ).toBe(true);
   });
 
   it('the checker sees undici from the client entry (it would notice a leak)', () => {

@@ -4,6 +4,7 @@
 // its import graph never reaches the multipart folder or busboy, and the multipart entry fails
 // with a message that says what to install.
 import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { promisify } from 'node:util';
@@ -22,6 +23,7 @@ describe('busboy is optional', { timeout: 60_000 }, () => {
     dist = join(made.pkgDir, 'dist');
     const tsc = join(PIPELINE_DIR, 'node_modules', 'typescript', 'bin', 'tsc');
     await exec(process.execPath, [tsc, '-p', join(PIPELINE_DIR, 'tsconfig.build.json'), '--outDir', dist], { cwd: PIPELINE_DIR });
+    await exec(process.execPath, [join(PIPELINE_DIR, 'scripts', 'bundle.mjs'), dist], { cwd: PIPELINE_DIR });
   }, 60_000);
 
   afterAll(async () => {
@@ -46,6 +48,10 @@ describe('busboy is optional', { timeout: 60_000 }, () => {
     expect([...packages].map(packageName).sort()).not.toContain('busboy');
     const multipart = importGraph(join(dist, 'features', 'multipart', 'index.js'));
     expect(multipart.files.has(join(dist, 'features', 'multipart', 'busboy.js'))).toBe(true); // the check can see it
+    // The bundles the package's exports name: the same split.
+    expect([...importGraph(join(dist, 'bundle', 'index.js')).packages].map(packageName)).not.toContain('busboy');
+    const bundled = importGraph(join(dist, 'bundle', 'features', 'multipart', 'index.js'));
+    expect([...bundled.files].some((f) => readFileSync(f, 'utf8').match(/require\(\s*['"]busboy['"]\s*\)/) !== null)).toBe(true);
   });
 
   it('the main entry loads and serves without busboy', () => {

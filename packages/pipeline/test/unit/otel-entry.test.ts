@@ -7,7 +7,7 @@
 import { cpSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DIST, ensureBuilt, importGraph, nodeIn, projectWithoutPeers } from '../helpers/entry-graph.js';
+import { BUNDLE, DIST, ensureBuilt, importGraph, nodeIn, projectWithoutPeers } from '../helpers/entry-graph.js';
 
 const otelFiles = (files: Set<string>): string[] => [...files].filter((f) => f.startsWith(join(DIST, 'features', 'otel')));
 
@@ -21,6 +21,14 @@ describe('@opentelemetry/api stays behind the otel entry point', () => {
       expect([...packages].filter((p) => p.startsWith('@opentelemetry/'))).toEqual([]);
       expect(otelFiles(files)).toEqual([]);
     }
+    // The bundles the package's exports name: the same split.
+    for (const entry of [join(BUNDLE, 'index.js'), join(BUNDLE, 'client', 'index.js')]) {
+      const { files, packages } = importGraph(entry);
+      expect([...packages].filter((p) => p.startsWith('@opentelemetry/'))).toEqual([]);
+      expect([...files].filter((f) => readFileSync(f, 'utf8').match(/require\(\s*['"]@opentelemetry\/api['"]\s*\)/) !== null)).toEqual([]);
+    }
+    const otel = importGraph(join(BUNDLE, 'features', 'otel', 'index.js'));
+    expect([...otel.files].some((f) => readFileSync(f, 'utf8').match(/require\(\s*['"]@opentelemetry\/api['"]\s*\)/) !== null)).toBe(true);
   });
 
   it('the checker sees the API from the otel entry (it would notice a leak), and the otel entry does not load undici', () => {

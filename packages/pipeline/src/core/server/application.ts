@@ -1,3 +1,5 @@
+// tsyringe needs the Reflect polyfill before it loads (it checks at import): in the bundle this chunk may be evaluated before the entry's own import.
+import 'reflect-metadata';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, ListenOptions as NetListenOptions } from 'node:net';
 import { container as rootContainer, type DependencyContainer } from 'tsyringe';
