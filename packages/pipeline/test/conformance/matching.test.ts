@@ -129,6 +129,20 @@ describe.each(TRANSPORTS)('matching and negotiation (%s)', (transport) => {
     expect([long.status, long.json().message]).toEqual([415, `Content-Type text/${'x'.repeat(35)}... is not supported`]);
   });
 
+  it("an accepted Content-Type does not stand in for the next request's: 200, 415, 200, 415 in turn", async () => {
+    const post = (type: string) => send({ method: 'POST', url: '/users', headers: { 'content-type': type }, body: '{"a":1}' });
+    for (const [type, status] of [
+      ['application/json', 200],
+      ['text/plain', 415],
+      ['application/json', 200],
+      ['application/json; charset=utf-8', 200],
+      ['application/jsonx', 415],
+      ['application/json', 200],
+    ] as const) {
+      expect((await post(type)).status, type).toBe(status);
+    }
+  });
+
   it('several methods for one verb: @Consumes first (415 if none takes the body), then Accept (406)', async () => {
     const post = (type: string, accept?: string) =>
       send({

@@ -179,6 +179,7 @@ function addClass(input: RouteInput, scope: ClassScope, routes: RouteMethod[], g
         negotiated: new Map(),
         writePlan: undefined,
         readPlan: undefined,
+        consumed: undefined,
         deadline: mm.deadline ?? meta.deadline ?? input.deadline,
         variesByAccept: false,
         servedWhileClosing: mm.servedWhileClosing === true,

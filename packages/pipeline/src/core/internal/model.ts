@@ -72,8 +72,13 @@ export interface RouteMethod extends ResponseChains {
   readonly negotiated: Map<string, MediaType | null>;
   /** The route's last writer decision (core/stages/write-entity.ts); written at request time. */
   writePlan: WritePlan | undefined;
-  /** The route's last reader decision (internal/readers.ts `readDirect`); written at request time. */
+  /** The route's last reader decision (internal/readers.ts `readDirectInto`); written at request time. */
   readPlan: ReadPlan | undefined;
+  /**
+   * The last request media type `@Consumes` accepted (core/stages/match.ts); written at request
+   * time. `parseMediaType` answers one object per header value, so the same object is the same answer.
+   */
+  consumed: MediaType | undefined;
   /** `@Deadline` of the method or class, or the application's `deadline`; undefined: none. */
   readonly deadline: DeadlineSpec | undefined;
   /**

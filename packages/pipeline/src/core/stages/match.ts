@@ -108,7 +108,13 @@ function consumable(ex: Exchange, route: RouteMethod): boolean {
   // A missing Content-Type matches any @Consumes (Processing rules §5); an unparsable one matches none.
   if (ex.headers['content-type'] === undefined) return true;
   const mt = ex.mediaType;
-  return mt !== undefined && consumes(mt, route.consumes);
+  if (mt === undefined) return false;
+  // The usual request repeats the last accepted Content-Type: one identity check instead of
+  // comparing the type names again (strings sliced from headers, compared by content).
+  if (mt === route.consumed) return true;
+  if (!consumes(mt, route.consumes)) return false;
+  route.consumed = mt;
+  return true;
 }
 
 const MAX_NEGOTIATION_CACHE = 64;
