@@ -36,7 +36,7 @@ const noop = (): void => {};
  * const bytes = await readBody(req, 1024 * 1024, cl === undefined ? undefined : Number(cl));
  */
 export function readBody(input: Readable, limit: number, contentLength: number | undefined): Promise<Buffer> {
-  return readBodyAs(input, limit, contentLength, asBytes);
+  return new Promise<Buffer>((resolve, reject) => readBodyInto(input, limit, contentLength, asBytes, resolve, reject));
 }
 
 function asBytes(bytes: Buffer): Buffer {
@@ -44,22 +44,8 @@ function asBytes(bytes: Buffer): Buffer {
 }
 
 /**
- * {@link readBody}, then `convert` on the bytes inside the same promise: a reader that parses the
- * body (JSON, text) answers with one promise per body instead of a second one chained on the
- * first (one promise and one microtask turn fewer per request, issue 27). A throw from `convert`
- * rejects.
- */
-export function readBodyAs<T>(
-  input: Readable,
-  limit: number,
-  contentLength: number | undefined,
-  convert: (bytes: Buffer) => T,
-): Promise<T> {
-  return new Promise<T>((resolve, reject) => readBodyInto(input, limit, contentLength, convert, resolve, reject));
-}
-
-/**
- * {@link readBodyAs} without a promise: `done` gets `convert`'s value, or `fail` the error
+ * {@link readBody}, then `convert` on the bytes, without a promise: `done` gets `convert`'s value
+ * (a throw from `convert` fails), or `fail` the error
  * (exactly one of them, once), called from the body's own `end` event, or at once when the
  * answer is known before any byte is read. The lifecycle reads a route's entity this way: from
  * the body's end to the resource method no promise and no microtask turn, as in hand-written
